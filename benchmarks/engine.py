@@ -1,0 +1,116 @@
+"""Engine throughput at the paper's base size, as ratios measured in one run.
+
+    .venv/bin/python benchmarks/engine.py [--quick]
+
+Prints: the teacher-forcing forward pass (batch 8, source and target length 64, float32) in
+GFLOP/s and as a share of a raw numpy matmul doing the same number of FLOPs; greedy decoding of
+128 tokens with and without the KV cache, their ratio, and the cached per-token cost at 16, 32,
+64 and 128 tokens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+# Run as a script, this file's folder heads sys.path and this file would shadow the package.
+_here = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
+
+import numpy as np  # noqa: E402
+
+from engine import TransformerConfig, forward, greedy_decode, init_params  # noqa: E402
+
+
+def best_time(fn, repeats: int) -> float:
+    fn()  # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def forward_flops(config: TransformerConfig, b: int, n: int, t: int) -> float:
+    """Multiply-adds x 2 of every matmul in one teacher-forcing forward pass."""
+    d, f, v = config.d_model, config.d_ff, config.tgt_vocab_size
+    projections = 2 * d * d
+    encoder_layer = b * n * (4 * projections + 2 * 2 * d * f) + b * 2 * 2 * n * n * d
+    decoder_layer = (
+        b * t * (4 * projections + 2 * 2 * d * f)  # self-attn projections, FFN
+        + b * t * 2 * projections  # cross-attn Q and output projections
+        + b * n * 2 * projections  # cross-attn K and V of the encoder output
+        + b * 2 * 2 * t * t * d  # self-attn scores and weighted values
+        + b * 2 * 2 * t * n * d  # cross-attn scores and weighted values
+    )
+    output = b * t * 2 * d * v
+    return (
+        config.n_encoder_layers * encoder_layer + config.n_decoder_layers * decoder_layer + output
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (for a smoke run)")
+    args = parser.parse_args()
+    repeats = 1 if args.quick else 5
+
+    b, n, t, vocab = 8, 64, 64, 8000
+    config = TransformerConfig(src_vocab_size=vocab, tgt_vocab_size=vocab, dtype="float32")
+    params = init_params(config, np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    src = rng.integers(3, vocab, size=(b, n))
+    tgt = rng.integers(3, vocab, size=(b, t))
+
+    flops = forward_flops(config, b, n, t)
+    engine_s = best_time(lambda: forward(src, tgt, params, config), repeats)
+    # the raw reference: one (b*t, d_model) x (d_model, d_ff) float32 matmul, repeated to the
+    # same FLOP count
+    x = rng.standard_normal((b * t, config.d_model)).astype(np.float32)
+    w = rng.standard_normal((config.d_model, config.d_ff)).astype(np.float32)
+    reps = max(1, round(flops / (2 * x.shape[0] * x.shape[1] * w.shape[1])))
+
+    def raw_matmul():
+        for _ in range(reps):
+            x @ w
+
+    raw_s = best_time(raw_matmul, repeats)
+    raw_gflops = reps * 2 * x.shape[0] * x.shape[1] * w.shape[1] / raw_s / 1e9
+    engine_gflops = flops / engine_s / 1e9
+    print(f"config: d_model {config.d_model}, heads {config.n_heads}, d_ff {config.d_ff}, ")
+    print(f"        N {config.n_encoder_layers}+{config.n_decoder_layers}, vocab {vocab}, float32")
+    print(f"teacher forcing forward, batch {b}, source {n}, target {t}:")
+    print(f"  {flops / 1e9:.1f} GFLOP in {engine_s * 1e3:.1f} ms = {engine_gflops:.1f} GFLOP/s")
+    print(f"  raw numpy matmul, same FLOPs: {raw_gflops:.1f} GFLOP/s")
+    print(f"  engine / raw matmul throughput: {engine_gflops / raw_gflops:.0%}")
+
+    src_decode = src
+    print(f"greedy decoding, batch {b}, source {n}:")
+    per_token = {}
+    for length in (16, 32, 64, 128):
+        seconds = best_time(
+            lambda length=length: greedy_decode(
+                src_decode, params, config, length, use_cache=True, stop_at_eos=False
+            ),
+            max(1, repeats // 2),
+        )
+        per_token[length] = seconds / length
+        print(
+            f"  cached, {length:3d} tokens: {seconds * 1e3:8.1f} ms, "
+            f"{per_token[length] * 1e3:.2f} ms/token"
+        )
+    uncached = best_time(
+        lambda: greedy_decode(src_decode, params, config, 128, use_cache=False, stop_at_eos=False),
+        1,
+    )
+    cached = per_token[128] * 128
+    print(f"  uncached, 128 tokens: {uncached * 1e3:8.1f} ms, {uncached / 128 * 1e3:.2f} ms/token")
+    print(f"  uncached / cached at 128 tokens: {uncached / cached:.1f}x")
+    print(f"  cached per-token cost, 128 vs 16 tokens: {per_token[128] / per_token[16]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

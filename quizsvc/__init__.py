@@ -1,0 +1,1 @@
+"""quizsvc: quizzes and randomized numeric drills for 'Transformer by hand'."""

@@ -1,0 +1,65 @@
+"""The question bank: content models, loading/validation, and learner-facing views.
+
+Pure domain code: no web framework, no database, and no import of the drill
+implementations (their params models are passed to ``load_bank``).
+"""
+
+from quizsvc.bank.loader import (
+    Bank,
+    BankError,
+    ContentError,
+    DrillKinds,
+    SourceLocation,
+    content_version,
+    load_bank,
+)
+from quizsvc.bank.schema import (
+    LANGUAGES,
+    QUESTION_TYPES,
+    Chapter,
+    Choice,
+    DrillQuestion,
+    Lang,
+    LocalizedText,
+    MultipleChoiceQuestion,
+    NumericQuestion,
+    OpenQuestion,
+    Question,
+    QuestionType,
+    RubricPoint,
+    ScoredChoice,
+    SingleChoiceQuestion,
+    Tolerance,
+    localize,
+)
+from quizsvc.bank.views import public_question, render_markdown, solution_view
+
+__all__ = [
+    "LANGUAGES",
+    "QUESTION_TYPES",
+    "Bank",
+    "BankError",
+    "Chapter",
+    "Choice",
+    "ContentError",
+    "DrillKinds",
+    "DrillQuestion",
+    "Lang",
+    "LocalizedText",
+    "MultipleChoiceQuestion",
+    "NumericQuestion",
+    "OpenQuestion",
+    "Question",
+    "QuestionType",
+    "RubricPoint",
+    "ScoredChoice",
+    "SingleChoiceQuestion",
+    "SourceLocation",
+    "Tolerance",
+    "content_version",
+    "load_bank",
+    "localize",
+    "public_question",
+    "render_markdown",
+    "solution_view",
+]

@@ -1,0 +1,656 @@
+"""Load and validate a content directory into an immutable ``Bank``.
+
+Layout::
+
+    content/
+      <chapter-id>/
+        chapter.yaml        # Chapter
+        questions.yaml      # QuestionFile (any other *.yaml name works)
+        drills.yaml
+
+Loading is all-or-nothing: every file is read and validated, every problem is
+collected as a ``ContentError`` (file, path, line, message), and if there is even
+one, ``BankError`` is raised with all of them.  A service must never run on half a
+bank, and an author fixing content wants the whole list at once, not one error per
+run.  Bad content never raises anything but ``BankError``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
+
+from quizsvc.bank.schema import (
+    CONTENT_ERROR,
+    QUESTION_TYPES,
+    Chapter,
+    DrillQuestion,
+    Question,
+    QuestionFile,
+)
+
+CHAPTER_FILE = "chapter.yaml"
+YAML_SUFFIX = ".yaml"
+# Accepting both spellings would make ``chapter.yml`` a question file; it is reported.
+_OTHER_YAML_SUFFIXES = (".yml",)
+
+DrillKinds = Mapping[str, type[BaseModel]]
+
+_QUESTION_ADAPTER: TypeAdapter[Question] = TypeAdapter(Question)
+
+# Offending values are quoted back to the author, but a whole paragraph is noise.
+_MAX_QUOTED_INPUT = 60
+
+
+# --- errors ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ContentError:
+    """One problem in the content, located as precisely as the file allows.
+
+    ``file`` is relative to the content directory, with ``/`` separators on every
+    platform; ``path`` names the key (``questions[3].choices[1].text.en``), or is
+    empty for a problem with the file as a whole; ``line`` is 1-based, or None when
+    the file has no line to point at (empty or missing file).
+    """
+
+    file: str
+    path: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        line = "?" if self.line is None else str(self.line)
+        return f"{self.file}:{line}: {self.path or '<document>'}: {self.message}"
+
+
+class BankError(Exception):
+    """The content cannot be loaded; ``errors`` lists every problem found."""
+
+    def __init__(self, errors: Iterable[ContentError]) -> None:
+        self.errors: tuple[ContentError, ...] = tuple(errors)
+        count = len(self.errors)
+        summary = f"{count} content error{'s' if count != 1 else ''}"
+        super().__init__("\n".join([summary, *map(str, self.errors)]))
+
+
+# --- the bank --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where a question is written, for messages such as ``content test`` failures."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Bank:
+    """A fully validated question bank.  Immutable, so one instance can serve every request."""
+
+    chapters: tuple[Chapter, ...]  # by (order, id)
+    questions: Mapping[str, Question]  # by id, in chapter order then file order
+    chapter_of: Mapping[str, str]  # question id -> chapter id
+    source_of: Mapping[str, SourceLocation]  # question id -> where it is written
+    # Drill question id -> its params validated by the kind's params model (defaults
+    # filled in); the question itself keeps ``params`` exactly as authored.
+    drill_params: Mapping[str, BaseModel]
+    version: str  # see content_version()
+    _chapters_by_id: Mapping[str, Chapter] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_id = MappingProxyType({chapter.id: chapter for chapter in self.chapters})
+        object.__setattr__(self, "_chapters_by_id", by_id)
+
+    def chapter(self, chapter_id: str) -> Chapter:
+        """The chapter with this id; KeyError if there is none."""
+        return self._chapters_by_id[chapter_id]
+
+    def questions_in(self, chapter_id: str) -> tuple[Question, ...]:
+        """The chapter's questions in authored order; KeyError for an unknown chapter."""
+        self.chapter(chapter_id)
+        return tuple(q for q in self.questions.values() if self.chapter_of[q.id] == chapter_id)
+
+
+# --- content version -------------------------------------------------------------------
+
+
+def content_version(files: Mapping[str, bytes]) -> str:
+    """sha256 over the files' relative paths and bytes, in sorted path order.
+
+    Depends only on what is in the files, not on timestamps, the checkout location
+    or directory listing order, so identical trees give identical versions on every
+    machine.  Each part is length-prefixed so no two different trees can produce the
+    same stream of bytes.
+    """
+    digest = hashlib.sha256()
+    for relative_path in sorted(files):
+        for part in (relative_path.encode("utf-8"), files[relative_path]):
+            digest.update(len(part).to_bytes(8, "big"))
+            digest.update(part)
+    return digest.hexdigest()
+
+
+# --- loading ---------------------------------------------------------------------------
+
+
+@dataclass
+class _YamlDocument:
+    file: str
+    data: Any
+    root: yaml.Node
+
+
+@dataclass
+class _LoadedQuestion:
+    question: Question
+    chapter_id: str
+    index: int  # position in its file's ``questions:`` list
+    source: SourceLocation
+
+
+def load_bank(directory: Path, drill_kinds: DrillKinds) -> Bank:
+    """Read, validate and index every YAML file under ``directory``.
+
+    ``drill_kinds`` maps each drill kind name to the pydantic model of its params;
+    it is passed in so the bank stays independent of the drill implementations.
+    Raises ``BankError`` listing every problem if anything at all is wrong.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise BankError([ContentError(".", "", None, f"content directory {directory} not found")])
+
+    errors: list[ContentError] = []
+    files = _read_content_files(directory, errors)
+    documents: dict[str, _YamlDocument] = {}
+    for relative_path, raw in files.items():
+        document = _parse_yaml(relative_path, raw, errors)
+        if document is not None:
+            documents[relative_path] = document
+
+    chapters: list[Chapter] = []
+    loaded: list[_LoadedQuestion] = []
+    for chapter_dir in _chapter_directories(files):
+        chapter = _load_chapter(chapter_dir, files, documents, errors)
+        if chapter is not None:
+            chapters.append(chapter)
+        for relative_path in sorted(files):
+            if _is_question_file(relative_path, chapter_dir) and relative_path in documents:
+                loaded.extend(_load_questions(documents[relative_path], chapter_dir, errors))
+
+    _check_unique_chapter_orders(chapters, documents, errors)
+    _check_unique_question_ids(loaded, documents, errors)
+    drill_params = _validate_drill_params(loaded, documents, drill_kinds, errors)
+
+    if errors:
+        raise BankError(sorted(set(errors), key=_error_sort_key))
+
+    chapters.sort(key=lambda chapter: (chapter.order, chapter.id))
+    chapter_rank = {chapter.id: rank for rank, chapter in enumerate(chapters)}
+    loaded.sort(key=lambda item: chapter_rank[item.chapter_id])  # stable: keeps file order
+    return Bank(
+        chapters=tuple(chapters),
+        questions=MappingProxyType({item.question.id: item.question for item in loaded}),
+        chapter_of=MappingProxyType({item.question.id: item.chapter_id for item in loaded}),
+        source_of=MappingProxyType({item.question.id: item.source for item in loaded}),
+        drill_params=MappingProxyType(drill_params),
+        version=content_version(files),
+    )
+
+
+def _error_sort_key(error: ContentError) -> tuple[str, int, str, str]:
+    return (error.file, error.line or 0, error.path, error.message)
+
+
+def _read_content_files(directory: Path, errors: list[ContentError]) -> dict[str, bytes]:
+    """Every YAML file in a chapter directory, keyed by its ``/``-separated relative path.
+
+    Hidden files and directories (editor and VCS droppings) are skipped.  A YAML file
+    anywhere else is reported: the author clearly meant it to be loaded.
+    """
+    files: dict[str, bytes] = {}
+    for path in sorted(directory.rglob("*")):
+        relative = path.relative_to(directory)
+        if any(part.startswith(".") for part in relative.parts) or not path.is_file():
+            continue
+        relative_path = relative.as_posix()
+        if path.suffix in _OTHER_YAML_SUFFIXES:
+            errors.append(ContentError(relative_path, "", None, "rename to .yaml"))
+            continue
+        if path.suffix != YAML_SUFFIX:
+            continue
+        if len(relative.parts) != 2:
+            errors.append(
+                ContentError(
+                    relative_path,
+                    "",
+                    None,
+                    "YAML files must be directly inside a chapter directory"
+                    " (content/<chapter-id>/<file>.yaml)",
+                )
+            )
+            continue
+        try:
+            files[relative_path] = path.read_bytes()
+        except OSError as exc:
+            errors.append(ContentError(relative_path, "", None, f"cannot read: {exc.strerror}"))
+    if not files and not errors:
+        errors.append(ContentError(".", "", None, "no chapters found (no content/<chapter-id>/)"))
+    return files
+
+
+def _chapter_directories(files: Mapping[str, bytes]) -> list[str]:
+    return sorted({relative_path.split("/")[0] for relative_path in files})
+
+
+def _is_question_file(relative_path: str, chapter_dir: str) -> bool:
+    directory, _, name = relative_path.partition("/")
+    return directory == chapter_dir and name != CHAPTER_FILE
+
+
+# --- YAML ------------------------------------------------------------------------------
+
+
+def _parse_yaml(file: str, raw: bytes, errors: list[ContentError]) -> _YamlDocument | None:
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        errors.append(ContentError(file, "", line, "file is not valid UTF-8 text"))
+        return None
+
+    try:
+        # One parse gives both the node tree (for line numbers) and the data, with
+        # exactly safe_load's semantics: SafeLoader knows no tags that run code.
+        loader = yaml.SafeLoader(text)
+    except yaml.reader.ReaderError as exc:  # raised up front for a non-printable character
+        errors.append(_unreadable_character_error(file, text, exc))
+        return None
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            errors.append(ContentError(file, "", None, "file is empty"))
+            return None
+        # Before construction: constructing a mapping with a merge key (``<<: *base``)
+        # rewrites its node to hold the merged keys, which would look like duplicates.
+        errors.extend(_duplicate_key_errors(file, root))
+        data = loader.construct_document(root)
+    except yaml.MarkedYAMLError as exc:
+        errors.append(_yaml_syntax_error(file, exc))
+        return None
+    except yaml.reader.ReaderError as exc:
+        errors.append(_unreadable_character_error(file, text, exc))
+        return None
+    except Exception as exc:
+        # PyYAML lets ValueError/KeyError escape for values such as ``!!int x`` or
+        # ``2020-13-45``; they are still just bad content, not a crash.
+        errors.append(ContentError(file, "", None, f"invalid YAML value: {exc}"))
+        return None
+    finally:
+        loader.dispose()
+    return _YamlDocument(file=file, data=data, root=root)
+
+
+def _unreadable_character_error(file: str, text: str, exc: yaml.reader.ReaderError) -> ContentError:
+    line = text.count("\n", 0, exc.position) + 1
+    return ContentError(file, "", line, f"invalid character U+{exc.character:04X}: {exc.reason}")
+
+
+def _yaml_syntax_error(file: str, exc: yaml.MarkedYAMLError) -> ContentError:
+    mark = exc.problem_mark or exc.context_mark
+    line = mark.line + 1 if mark is not None else None
+    parts = [part for part in (exc.context, exc.problem) if part]
+    return ContentError(file, "", line, "YAML syntax error: " + "; ".join(parts))
+
+
+def _duplicate_key_errors(file: str, root: yaml.Node) -> Iterator[ContentError]:
+    """PyYAML silently keeps the last of two equal keys; an author meant both."""
+    seen_nodes: set[int] = set()  # anchors can make the node graph cyclic
+
+    def walk(node: yaml.Node, path: tuple[str | int, ...]) -> Iterator[ContentError]:
+        if id(node) in seen_nodes:
+            return
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first_line: dict[str, int] = {}
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
+                    continue
+                key = key_node.value
+                if key in first_line:
+                    yield ContentError(
+                        file,
+                        format_path((*path, key)),
+                        key_node.start_mark.line + 1,
+                        f"duplicate key {key!r} (first on line {first_line[key]})",
+                    )
+                else:
+                    first_line[key] = key_node.start_mark.line + 1
+                yield from walk(value_node, (*path, key))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                yield from walk(item, (*path, index))
+
+    yield from walk(root, ())
+
+
+def format_path(loc: Sequence[str | int]) -> str:
+    """``("questions", 3, "text", "en")`` -> ``questions[3].text.en``."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+_YAML_BOOL_TAG = "tag:yaml.org,2002:bool"
+
+
+def _is_key(key_node: yaml.Node, key: str | int) -> bool:
+    if not isinstance(key_node, yaml.ScalarNode):
+        return False
+    if key_node.tag == _YAML_BOOL_TAG:
+        # YAML 1.1 reads ``yes:``/``on:`` as the key True, which pydantic reports as 1.
+        return isinstance(key, int) and key == (key_node.value.lower() in ("yes", "true", "on"))
+    return key_node.value == str(key)
+
+
+def _mapping_entry(node: yaml.MappingNode, key: str | int) -> tuple[yaml.Node, yaml.Node] | None:
+    # The last entry wins, as it does in the constructed data.
+    found = None
+    for key_node, value_node in node.value:
+        if _is_key(key_node, key):
+            found = (key_node, value_node)
+    return found
+
+
+# Pydantic appends this to the location of an error in a dict's key, not its value.
+_DICT_KEY_MARKER = "[key]"
+
+
+def locate(root: yaml.Node, loc: Sequence[str | int]) -> tuple[str, int]:
+    """Map a pydantic error location onto the node tree: ``(path, line)``.
+
+    The line is that of the deepest node on the path that exists in the file: the
+    key's line for a mapping entry (so ``choices:`` rather than its first item), the
+    item's line for a list item, and the enclosing mapping's line for a missing key.
+    """
+    node: yaml.Node | None = root
+    line = root.start_mark.line + 1
+    path: list[str | int] = []
+    for segment in loc:
+        if segment == _DICT_KEY_MARKER:
+            continue
+        if isinstance(node, yaml.MappingNode):
+            entry = _mapping_entry(node, segment)
+            if entry is not None:
+                key_node, node = entry
+                line = key_node.start_mark.line + 1
+                # The key as written: ``yes``, not the True it was read as.
+                path.append(key_node.value)
+                continue
+        elif (
+            isinstance(node, yaml.SequenceNode)
+            and isinstance(segment, int)
+            and 0 <= segment < len(node.value)
+        ):
+            node = node.value[segment]
+            line = node.start_mark.line + 1
+            path.append(segment)
+            continue
+        node = None
+        path.append(segment)
+    return format_path(path), line
+
+
+# --- pydantic errors -------------------------------------------------------------------
+
+
+def _quoted_input(value: Any) -> str:
+    quoted = repr(value)
+    if len(quoted) > _MAX_QUOTED_INPUT:
+        quoted = quoted[: _MAX_QUOTED_INPUT - 3] + "..."
+    return quoted
+
+
+# Pydantic's own wording names Python types; authors write YAML.
+_TYPE_MESSAGES = {
+    "list_type": "must be a list",
+    "tuple_type": "must be a list",
+    "dict_type": "must be a mapping of keys",
+    "model_type": "must be a mapping of keys",
+    "model_attributes_type": "must be a mapping of keys",
+    "string_type": "must be text",
+    "invalid_key": "keys must be text; quote keys such as 'yes', 'on' or numbers",
+}
+
+
+def _without_union_tag(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """Drop the question type pydantic inserts into locations inside a question.
+
+    ``questions.3.single_choice.correct`` is ``questions[3].correct`` in the file.
+    """
+    is_inside_a_question = len(loc) >= 3 and loc[0] == "questions" and isinstance(loc[1], int)
+    if is_inside_a_question and loc[2] in QUESTION_TYPES:
+        return (*loc[:2], *loc[3:])
+    return loc
+
+
+def _describe(error: ErrorDetails) -> tuple[tuple[str | int, ...], str]:
+    """Location and author-facing message for one pydantic error."""
+    loc = _without_union_tag(tuple(error["loc"]))
+    ctx = error.get("ctx") or {}
+    kind = error["type"]
+    if kind == CONTENT_ERROR:
+        return (*loc, *ctx.get("at", ())), str(ctx["message"])
+    if kind == "missing":
+        return loc, f"missing required key {loc[-1]!r}"
+    if kind == "extra_forbidden":
+        return loc, f"unknown key {loc[-1]!r}"
+    if kind == "union_tag_not_found":
+        key = str(ctx.get("discriminator", "type")).strip("'")
+        return (*loc, key), f"missing required key {key!r}"
+    if kind == "union_tag_invalid":
+        key = str(ctx.get("discriminator", "type")).strip("'")
+        return (
+            (*loc, key),
+            f"unknown {key} {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}",
+        )
+    message = _TYPE_MESSAGES.get(kind, error["msg"])
+    if not isinstance(error.get("input"), dict | list):
+        message += f" (got {_quoted_input(error.get('input'))})"
+    return loc, message
+
+
+def _content_errors(
+    document: _YamlDocument,
+    exc: ValidationError,
+    prefix: tuple[str | int, ...] = (),
+) -> list[ContentError]:
+    found = []
+    for error in exc.errors():
+        loc, message = _describe(error)
+        path, line = locate(document.root, (*prefix, *loc))
+        found.append(ContentError(document.file, path, line, message))
+    return found
+
+
+def _top_level_is_mapping(document: _YamlDocument, errors: list[ContentError]) -> bool:
+    if isinstance(document.data, dict):
+        return True
+    kind = {list: "a list", str: "a single string"}.get(type(document.data), "a single value")
+    errors.append(
+        ContentError(
+            document.file,
+            "",
+            document.root.start_mark.line + 1,
+            f"the top level must be a mapping of keys, not {kind}",
+        )
+    )
+    return False
+
+
+# --- chapters and questions ------------------------------------------------------------
+
+
+def _load_chapter(
+    chapter_dir: str,
+    files: Mapping[str, bytes],
+    documents: Mapping[str, _YamlDocument],
+    errors: list[ContentError],
+) -> Chapter | None:
+    chapter_path = f"{chapter_dir}/{CHAPTER_FILE}"
+    if not any(_is_question_file(relative_path, chapter_dir) for relative_path in files):
+        errors.append(
+            ContentError(f"{chapter_dir}/", "", None, "chapter directory has no question files")
+        )
+    if chapter_path not in files:
+        errors.append(ContentError(chapter_path, "", None, f"missing {CHAPTER_FILE}"))
+        return None
+    document = documents.get(chapter_path)
+    if document is None or not _top_level_is_mapping(document, errors):
+        return None
+    try:
+        chapter = Chapter.model_validate(document.data)
+    except ValidationError as exc:
+        errors.extend(_content_errors(document, exc))
+        return None
+    if chapter.id != chapter_dir:
+        path, line = locate(document.root, ("id",))
+        errors.append(
+            ContentError(
+                chapter_path,
+                path,
+                line,
+                f"chapter id {chapter.id!r} must match its directory name {chapter_dir!r}",
+            )
+        )
+        return None
+    return chapter
+
+
+def _load_questions(
+    document: _YamlDocument, chapter_dir: str, errors: list[ContentError]
+) -> list[_LoadedQuestion]:
+    if not _top_level_is_mapping(document, errors):
+        return []
+    items: list[tuple[int, Question]]
+    try:
+        items = list(enumerate(QuestionFile.model_validate(document.data).questions))
+    except ValidationError as exc:
+        errors.extend(_content_errors(document, exc))
+        # Keep the valid questions of a partly bad file, so that duplicate ids and
+        # drill params are checked for them too and the author sees every error now.
+        failed = {
+            error["loc"][1]
+            for error in exc.errors()
+            if len(error["loc"]) > 1 and error["loc"][0] == "questions"
+        }
+        raw_items = document.data.get("questions")
+        if not isinstance(raw_items, list):
+            return []
+        items = [
+            (index, _QUESTION_ADAPTER.validate_python(raw))
+            for index, raw in enumerate(raw_items)
+            if index not in failed
+        ]
+    loaded = []
+    for index, question in items:
+        _, line = locate(document.root, ("questions", index))
+        source = SourceLocation(document.file, line)
+        loaded.append(_LoadedQuestion(question, chapter_dir, index, source))
+    return loaded
+
+
+def _check_unique_question_ids(
+    loaded: Sequence[_LoadedQuestion],
+    documents: Mapping[str, _YamlDocument],
+    errors: list[ContentError],
+) -> None:
+    first: dict[str, SourceLocation] = {}
+    for item in sorted(loaded, key=lambda item: (item.source.file, item.index)):
+        question_id = item.question.id
+        if question_id not in first:
+            first[question_id] = item.source
+            continue
+        document = documents[item.source.file]
+        path, line = locate(document.root, ("questions", item.index, "id"))
+        errors.append(
+            ContentError(
+                item.source.file,
+                path,
+                line,
+                f"duplicate question id {question_id!r} (first defined at {first[question_id]})",
+            )
+        )
+
+
+def _check_unique_chapter_orders(
+    chapters: Sequence[Chapter],
+    documents: Mapping[str, _YamlDocument],
+    errors: list[ContentError],
+) -> None:
+    # Two chapters with the same order would be listed in an order nobody chose.
+    first: dict[int, str] = {}
+    for chapter in sorted(chapters, key=lambda chapter: chapter.id):
+        if chapter.order not in first:
+            first[chapter.order] = chapter.id
+            continue
+        chapter_path = f"{chapter.id}/{CHAPTER_FILE}"
+        path, line = locate(documents[chapter_path].root, ("order",))
+        errors.append(
+            ContentError(
+                chapter_path,
+                path,
+                line,
+                f"order {chapter.order} is already used by chapter {first[chapter.order]!r}",
+            )
+        )
+
+
+def _validate_drill_params(
+    loaded: Sequence[_LoadedQuestion],
+    documents: Mapping[str, _YamlDocument],
+    drill_kinds: DrillKinds,
+    errors: list[ContentError],
+) -> dict[str, BaseModel]:
+    validated: dict[str, BaseModel] = {}
+    for item in loaded:
+        question = item.question
+        if not isinstance(question, DrillQuestion):
+            continue
+        document = documents[item.source.file]
+        index = item.index
+        params_model = drill_kinds.get(question.kind)
+        if params_model is None:
+            path, line = locate(document.root, ("questions", index, "kind"))
+            known = ", ".join(sorted(drill_kinds)) or "(none)"
+            errors.append(
+                ContentError(
+                    document.file,
+                    path,
+                    line,
+                    f"unknown drill kind {question.kind!r}; known kinds: {known}",
+                )
+            )
+            continue
+        try:
+            validated[question.id] = params_model.model_validate(question.params)
+        except ValidationError as exc:
+            errors.extend(_content_errors(document, exc, prefix=("questions", index, "params")))
+    return validated

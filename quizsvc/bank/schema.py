@@ -1,0 +1,387 @@
+"""The question bank's content model: what an instructor may write in content/*.yaml.
+
+Every model forbids unknown keys, so a misspelt key (``explaination:``) is an error
+instead of a silently missing explanation.  Models are frozen and hold tuples rather
+than lists: a loaded bank is shared by every request and must not be mutated.
+
+Cross-field rules (a ``correct`` choice that exists, unique choice ids, ...) raise
+``content_error`` (see ``content_error``) so the loader can point at the offending
+key rather than at the whole question.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal, TypeAlias
+
+import numpy as np
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+Lang: TypeAlias = Literal["zh", "en"]
+LANGUAGES: tuple[Lang, ...] = ("zh", "en")
+
+QuestionType: TypeAlias = Literal["single_choice", "multiple_choice", "numeric", "open", "drill"]
+QUESTION_TYPES: tuple[QuestionType, ...] = (
+    "single_choice",
+    "multiple_choice",
+    "numeric",
+    "open",
+    "drill",
+)
+
+# Ids end up in URLs and in stored attempts, so they are restricted to a form that
+# survives both unchanged.
+_SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+_TAG_PATTERN = r"^[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*$"
+_CHOICE_ID_PATTERN = r"^[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*$"
+
+# The correct choices' scores must sum to 1 within this, so that three correct
+# choices can be written as 0.333 each rather than as unreadable long decimals.
+_SCORE_SUM_TOLERANCE = 1e-3
+
+CONTENT_ERROR = "content_error"
+
+
+def content_error(message: str, at: tuple[str | int, ...] = ()) -> PydanticCustomError:
+    """An error for a cross-field rule, located at ``at`` relative to the failing model.
+
+    Pydantic can only locate a model validator's error at the model itself; the
+    loader appends ``ctx["at"]`` to the location so the author is sent to the exact
+    key (``questions[2].correct``) instead of the start of the question.
+    """
+    return PydanticCustomError(CONTENT_ERROR, "{message}", {"message": message, "at": at})
+
+
+def _require_visible_text(text: str) -> str:
+    if not text.strip():
+        raise ValueError("text must not be empty or only whitespace")
+    return text
+
+
+def at_least(count: int) -> BeforeValidator:
+    """Require ``count`` items in the list as written.
+
+    ``Field(min_length=...)`` counts the items left after validation, so one bad
+    choice among two would also produce a misleading "at least 2 items" error.
+    """
+
+    def check(raw: Any) -> Any:
+        if isinstance(raw, list | tuple) and len(raw) < count:
+            noun = "item" if count == 1 else "items"
+            raise PydanticCustomError(
+                "too_few_items", "{message}", {"message": f"must have at least {count} {noun}"}
+            )
+        return raw
+
+    return BeforeValidator(check)
+
+
+NonEmptyText = Annotated[StrictStr, AfterValidator(_require_visible_text)]
+Slug = Annotated[StrictStr, Field(pattern=_SLUG_PATTERN, max_length=100)]
+Tag = Annotated[StrictStr, Field(pattern=_TAG_PATTERN, max_length=50)]
+ChoiceId = Annotated[StrictStr, Field(pattern=_CHOICE_ID_PATTERN, max_length=20)]
+# strict=True keeps YAML booleans (``yes``/``true``) from passing as 1.0.
+FiniteFloat = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+
+
+class ContentModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LocalizedText(ContentModel):
+    """A human-readable text in both languages; Markdown where the field says so."""
+
+    zh: NonEmptyText
+    en: NonEmptyText
+
+
+class LocalizedPhrases(ContentModel):
+    """Phrases, per language, whose presence in an open answer shows a rubric point."""
+
+    zh: Annotated[tuple[NonEmptyText, ...], at_least(1)]
+    en: Annotated[tuple[NonEmptyText, ...], at_least(1)]
+
+
+class Tolerance(ContentModel):
+    """A value ``x`` matches ``expected`` when ``|x - expected| <= atol + rtol * |expected|``.
+
+    The default suits the chapter's hand calculations, which keep two decimals.
+    """
+
+    atol: FiniteFloat = Field(default=0.01, ge=0)
+    rtol: FiniteFloat = Field(default=0.0, ge=0)
+
+
+# --- numeric answers -----------------------------------------------------------------
+
+Number: TypeAlias = float
+NumericValue: TypeAlias = Number | tuple[Number, ...] | tuple[tuple[Number, ...], ...]
+
+_INFINITY_SPELLINGS = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf}
+
+
+def _parse_number(raw: object, at: tuple[int, ...]) -> float:
+    # bool is an int subclass; a YAML ``yes`` must not become 1.0.
+    if isinstance(raw, bool):
+        raise content_error(f"expected a number, got {raw!r}", at)
+    if isinstance(raw, int | float):
+        value = float(raw)
+    elif isinstance(raw, str) and raw.strip().lower() in _INFINITY_SPELLINGS:
+        value = _INFINITY_SPELLINGS[raw.strip().lower()]
+    else:
+        raise content_error(f"expected a number or 'inf'/'-inf', got {raw!r}", at)
+    if math.isnan(value):
+        raise content_error("NaN is not a valid answer", at)
+    return value
+
+
+def _parse_row(raw: list[Any] | tuple[Any, ...], at: tuple[int, ...]) -> tuple[float, ...]:
+    if not raw:
+        raise content_error("a list of numbers must not be empty", at)
+    return tuple(_parse_number(item, (*at, index)) for index, item in enumerate(raw))
+
+
+def parse_numeric_value(raw: object) -> NumericValue:
+    """Read an authored answer: a number, a list of numbers, or a rectangular matrix.
+
+    Infinities are written as the strings ``inf``/``-inf`` (the chapter's masked
+    scores are ``-∞``); YAML's own ``.inf`` is accepted too.
+    """
+    # Tuples come from models built in code (or re-validated), lists from YAML.
+    if not isinstance(raw, list | tuple):
+        return _parse_number(raw, ())
+    if raw and all(isinstance(row, list | tuple) for row in raw):
+        rows = tuple(_parse_row(row, (index,)) for index, row in enumerate(raw))
+        for index, row in enumerate(rows):
+            if len(row) != len(rows[0]):
+                raise content_error(
+                    f"matrix rows must have equal length: row 0 has {len(rows[0])} values,"
+                    f" row {index} has {len(row)}",
+                    (index,),
+                )
+        return rows
+    for index, item in enumerate(raw):
+        if isinstance(item, list | tuple):
+            raise content_error(
+                "mix of numbers and lists; write a matrix as a list of rows", (index,)
+            )
+    return _parse_row(raw, ())
+
+
+def numeric_value_to_json(value: NumericValue) -> Any:
+    # Infinities round-trip as the same strings an author writes, which JSON can carry.
+    def number(x: float) -> float | str:
+        return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+    if isinstance(value, float):
+        return number(value)
+    if value and isinstance(value[0], tuple):
+        return [[number(x) for x in row] for row in value]
+    return [number(x) for x in value]
+
+
+NumericAnswer = Annotated[
+    NumericValue,
+    PlainValidator(parse_numeric_value),
+    PlainSerializer(numeric_value_to_json),
+]
+
+
+def numeric_shape(value: NumericValue) -> tuple[int, ...]:
+    """``()`` for a number, ``(n,)`` for a list, ``(rows, cols)`` for a matrix."""
+    if isinstance(value, float):
+        return ()
+    if value and isinstance(value[0], tuple):
+        return (len(value), len(value[0]))
+    return (len(value),)
+
+
+# --- choices ---------------------------------------------------------------------------
+
+
+class Choice(ContentModel):
+    id: ChoiceId
+    text: LocalizedText
+
+
+class ScoredChoice(ContentModel):
+    id: ChoiceId
+    text: LocalizedText
+    # Positive: a correct option's share of the points; negative: the penalty for
+    # ticking a wrong one.
+    score: FiniteFloat = Field(ge=-1, le=1)
+
+
+def _duplicate_choice_error(choice_ids: Iterable[str]) -> PydanticCustomError | None:
+    first_index: dict[str, int] = {}
+    for index, choice_id in enumerate(choice_ids):
+        if choice_id in first_index:
+            return content_error(
+                f"duplicate choice id {choice_id!r} (also choices[{first_index[choice_id]}])",
+                ("choices", index, "id"),
+            )
+        first_index[choice_id] = index
+    return None
+
+
+# --- questions -------------------------------------------------------------------------
+
+
+class QuestionBase(ContentModel):
+    id: Slug
+    prompt: LocalizedText  # Markdown
+    tags: Annotated[tuple[Tag, ...], at_least(1)]
+    points: FiniteFloat = Field(default=1.0, gt=0)
+
+
+class SingleChoiceQuestion(QuestionBase):
+    type: Literal["single_choice"]
+    choices: Annotated[tuple[Choice, ...], at_least(2)]
+    correct: ChoiceId
+    explanation: LocalizedText  # Markdown
+
+    @model_validator(mode="after")
+    def _check_choices(self) -> SingleChoiceQuestion:
+        if error := _duplicate_choice_error(choice.id for choice in self.choices):
+            raise error
+        choice_ids = [choice.id for choice in self.choices]
+        if self.correct not in choice_ids:
+            raise content_error(
+                f"correct choice {self.correct!r} is not one of the choices {choice_ids}",
+                ("correct",),
+            )
+        return self
+
+
+class MultipleChoiceQuestion(QuestionBase):
+    type: Literal["multiple_choice"]
+    choices: Annotated[tuple[ScoredChoice, ...], at_least(2)]
+    explanation: LocalizedText  # Markdown
+
+    @model_validator(mode="after")
+    def _check_choices(self) -> MultipleChoiceQuestion:
+        if error := _duplicate_choice_error(choice.id for choice in self.choices):
+            raise error
+        correct_total = sum(choice.score for choice in self.choices if choice.score > 0)
+        if abs(correct_total - 1.0) > _SCORE_SUM_TOLERANCE:
+            raise content_error(
+                f"the positive scores of the correct choices must sum to 1, not {correct_total:g}",
+                ("choices",),
+            )
+        return self
+
+    @property
+    def correct_choice_ids(self) -> tuple[str, ...]:
+        return tuple(choice.id for choice in self.choices if choice.score > 0)
+
+
+class NumericQuestion(QuestionBase):
+    type: Literal["numeric"]
+    answer: NumericAnswer
+    tolerance: Tolerance = Tolerance()
+    # True: any cell outside tolerance scores the whole question 0 instead of
+    # giving credit per correct cell.
+    all_or_nothing: StrictBool = False
+    explanation: LocalizedText  # Markdown
+
+    @property
+    def answer_shape(self) -> tuple[int, ...]:
+        return numeric_shape(self.answer)
+
+    def answer_matrix(self) -> np.ndarray:
+        """The answer as a 2-D float64 array: a number is (1, 1), a list is (1, n).
+
+        This is the layout ``quizsvc.grading.parse.parse_answer`` gives a learner's
+        answer, so the two can be compared cell by cell.
+        """
+        return np.atleast_2d(np.asarray(self.answer, dtype=np.float64))
+
+
+class RubricPoint(ContentModel):
+    key: Slug
+    # Relative: a point is worth weight / (sum of the rubric's weights), so authors
+    # need not make the weights add up to 1.
+    weight: FiniteFloat = Field(gt=0)
+    description: LocalizedText
+    phrases: LocalizedPhrases
+
+
+class OpenQuestion(QuestionBase):
+    type: Literal["open"]
+    reference_answer: LocalizedText  # Markdown
+    rubric: Annotated[tuple[RubricPoint, ...], at_least(1)]
+
+    @model_validator(mode="after")
+    def _check_rubric_keys(self) -> OpenQuestion:
+        first_index: dict[str, int] = {}
+        for index, point in enumerate(self.rubric):
+            if point.key in first_index:
+                raise content_error(
+                    f"duplicate rubric key {point.key!r} (also rubric[{first_index[point.key]}])",
+                    ("rubric", index, "key"),
+                )
+            first_index[point.key] = index
+        return self
+
+
+class DrillQuestion(QuestionBase):
+    """A randomized exercise generated by a drill kind (see ``quizsvc.drills``).
+
+    ``params`` is validated by the loader against the kind's own params model, which
+    the bank does not know about; here it is kept exactly as authored.
+    """
+
+    type: Literal["drill"]
+    kind: Annotated[StrictStr, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+    params: dict[StrictStr, Any] = Field(default_factory=dict)
+    # None: use the drill kind's own default tolerance.
+    tolerance: Tolerance | None = None
+    attempts: StrictInt = Field(default=3, ge=1)
+    # Fraction of the points lost per try after the first.
+    penalty: FiniteFloat = Field(default=0.1, ge=0, le=1)
+    all_or_nothing: StrictBool = False
+
+
+Question: TypeAlias = Annotated[
+    SingleChoiceQuestion | MultipleChoiceQuestion | NumericQuestion | OpenQuestion | DrillQuestion,
+    Field(discriminator="type"),
+]
+
+
+# --- files -----------------------------------------------------------------------------
+
+
+class Chapter(ContentModel):
+    """``content/<chapter-id>/chapter.yaml``."""
+
+    id: Slug
+    title: LocalizedText
+    order: StrictInt
+    intro: LocalizedText | None = None  # Markdown
+
+
+class QuestionFile(ContentModel):
+    """Any other ``content/<chapter-id>/*.yaml``."""
+
+    questions: Annotated[tuple[Question, ...], at_least(1)]
+
+
+def localize(text: LocalizedText, lang: str) -> str:
+    """The text in ``lang`` ("zh" or "en"); anything else is a programming error."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"unsupported language {lang!r}; expected one of {LANGUAGES}")
+    return text.zh if lang == "zh" else text.en

@@ -1,0 +1,43 @@
+"""The pure grading core: no web framework, no database, only NumPy.
+
+Everything a caller needs is re-exported here; import from ``quizsvc.grading``
+rather than from the submodules.
+"""
+
+from quizsvc.grading.attempts import score_after_attempts
+from quizsvc.grading.choices import grade_multiple_choice, grade_single_choice
+from quizsvc.grading.errors import AnswerRejected
+from quizsvc.grading.numeric import (
+    CellResult,
+    NumericGrade,
+    Tolerance,
+    accepted_interval,
+    expected_matrix,
+    grade_numeric,
+)
+from quizsvc.grading.open_answer import (
+    PhraseMatch,
+    RubricPoint,
+    RubricSuggestion,
+    suggest_open_score,
+)
+from quizsvc.grading.parse import MAX_ANSWER_CHARS, parse_answer
+
+__all__ = [
+    "MAX_ANSWER_CHARS",
+    "AnswerRejected",
+    "CellResult",
+    "NumericGrade",
+    "PhraseMatch",
+    "RubricPoint",
+    "RubricSuggestion",
+    "Tolerance",
+    "accepted_interval",
+    "expected_matrix",
+    "grade_multiple_choice",
+    "grade_numeric",
+    "grade_single_choice",
+    "parse_answer",
+    "score_after_attempts",
+    "suggest_open_score",
+]

@@ -1,0 +1,259 @@
+"""Read a learner's typed numeric answer into a 2-D float64 array.
+
+Accepted layouts (all normalised to rows of values):
+
+* plain text: rows separated by newlines or ``;`` / ``；``; values separated by any
+  mix of whitespace and ``,`` / ``，``; blank rows and leading/trailing separators
+  are ignored;
+* brackets: ``[1, 2, 3]`` is one row, ``[[1, 2], [3, 4]]`` is a matrix, and
+  ``[1, 2]\\n[3, 4]`` (one bracket pair per row) is a matrix too.  Inside
+  brackets a newline is just a value separator, because NumPy wraps long rows
+  that way when it prints arrays.
+
+A value is a decimal number (``0.5``, ``.5``, ``3.``, ``-1e-3``, ``+2``), a
+fraction of two such numbers (``1/3``, ``-1 / 3``), or an infinity (``inf``,
+``infinity``, ``∞`` with an optional sign, any letter case).  The Unicode minus
+``−`` and full-width ASCII (``１２．５``, ``［］``, ``，``, ``；``) are read as their
+ASCII counterparts.
+
+Everything else is rejected with an ``AnswerRejected`` whose message tells the
+learner what to fix; NaN is always rejected, and a finite-looking number that
+overflows float64 (``1e999``) is rejected rather than silently becoming ``inf``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import unicodedata
+
+import numpy as np
+
+from quizsvc.grading.errors import AnswerRejected
+
+MAX_ANSWER_CHARS = 10_000
+MAX_BRACKET_DEPTH = 2
+
+# Longest token quoted back in an error message; a pasted essay should not be echoed.
+_MAX_QUOTED_CHARS = 30
+
+# Only characters with exactly one sensible ASCII reading are mapped.  A blanket NFKC
+# would also turn "2²" into "22" and silently change the learner's number.
+_NORMALISE_CHARACTERS: dict[int, int | str | None] = {
+    **{code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)},  # full-width ASCII
+    0x3000: " ",  # ideographic space
+    0x2212: "-",  # minus sign, what typeset formulas (and the chapter) use
+    0x3001: ",",  # ideographic comma "、", which Chinese IMEs emit between list items
+    # Invisible characters that copy-paste drags along; left in, they would make a
+    # token unreadable while looking perfectly fine to the learner.
+    0x200B: None,
+    0x200C: None,
+    0x200D: None,
+    0x2060: None,
+    0xFEFF: None,
+}
+_ALLOWED_CONTROL_CHARACTERS = frozenset("\n\r\t")
+
+_ROW_SEPARATOR = re.compile(r"[\n\r;]")
+_VALUE = re.compile(r"[^\s,]+")
+# The look-behind makes the pattern start only at the beginning of a whitespace run;
+# without it a long run of spaces costs quadratic time.
+_SPACED_SLASH = re.compile(r"(?<!\s)\s*/\s*")
+
+# Written so that no two parts can match the same digits: an ambiguous pattern such as
+# [0-9]+\.?[0-9]* backtracks quadratically on a long run of digits followed by junk.
+_DECIMAL = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_DECIMAL_RE = re.compile(_DECIMAL)
+_FRACTION_RE = re.compile(rf"({_DECIMAL})/({_DECIMAL})")
+_INFINITY_RE = re.compile(r"([+-]?)(?:inf|infinity|∞)", re.IGNORECASE)
+_NAN_RE = re.compile(r"[+-]?nan", re.IGNORECASE)
+
+_ONE_BRACKET_PER_ROW_HINT = "write a matrix as [[1, 2], [3, 4]]"
+
+
+def parse_answer(text: str) -> np.ndarray:
+    """Return the answer as a 2-D float64 array: a scalar is (1, 1), one row is (1, n).
+
+    Raises AnswerRejected (never anything else) for any string that is not a
+    rectangular table of numbers.  Passing a non-string is a programming error and
+    raises TypeError.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"parse_answer expects str, got {type(text).__name__}")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise AnswerRejected(f"answer is longer than {MAX_ANSWER_CHARS} characters")
+    _reject_control_characters(text)
+    normalised = text.translate(_NORMALISE_CHARACTERS)
+    if not normalised.strip():
+        raise AnswerRejected("answer is empty")
+
+    if "[" in normalised or "]" in normalised:
+        row_texts = _bracketed_row_texts(normalised)
+    else:
+        row_texts = _ROW_SEPARATOR.split(normalised)
+
+    rows: list[list[float]] = []
+    for row_text in row_texts:
+        # Blank lines are skipped, so rows are numbered as the learner sees them.
+        row_number = len(rows) + 1
+        tokens = _split_values(row_text, row_number)
+        if tokens:
+            rows.append(
+                [_read_value(token, row_number, column) for column, token in enumerate(tokens, 1)]
+            )
+    if not rows:
+        raise AnswerRejected("answer is empty")
+    _require_rectangular(rows)
+    return np.array(rows, dtype=np.float64)
+
+
+def _reject_control_characters(text: str) -> None:
+    for char in text:
+        if char not in _ALLOWED_CONTROL_CHARACTERS and unicodedata.category(char) == "Cc":
+            raise AnswerRejected("answer contains a control character")
+
+
+def _split_values(row_text: str, row_number: int) -> list[str]:
+    """Split one row into value tokens; an empty list means a blank row."""
+    row_text = _SPACED_SLASH.sub("/", row_text)
+    matches = list(_VALUE.finditer(row_text))
+    # Separators before the first and after the last value are tolerated, but two
+    # commas between values almost always mean a value was left out.
+    for before, after in itertools.pairwise(matches):
+        if row_text.count(",", before.end(), after.start()) > 1:
+            raise AnswerRejected(f"row {row_number} has an empty value between two commas")
+    return [match.group() for match in matches]
+
+
+def _bracketed_row_texts(text: str) -> list[str]:
+    """Return the text of each row of a bracketed answer (without the brackets)."""
+    top_groups = _top_level_groups(text)
+    outside = _text_outside(text, top_groups)
+    _require_only_separators(outside, allowed=",;", where="outside the brackets")
+
+    groups_with_rows = [(start, end) for start, end in top_groups if "[" in text[start:end]]
+    if groups_with_rows and len(top_groups) > 1:
+        raise AnswerRejected(f"use one outer pair of brackets; {_ONE_BRACKET_PER_ROW_HINT}")
+
+    if groups_with_rows:
+        start, end = top_groups[0]
+        inner = text[start:end]
+        row_spans = _top_level_groups(inner)
+        _require_only_separators(
+            _text_outside(inner, row_spans), allowed=",;", where="between bracketed rows"
+        )
+        row_texts = [inner[row_start:row_end] for row_start, row_end in row_spans]
+    else:
+        row_texts = [text[start:end] for start, end in top_groups]
+
+    for row_number, row_text in enumerate(row_texts, start=1):
+        if ";" in row_text:
+            raise AnswerRejected(
+                f"';' cannot separate rows inside brackets; {_ONE_BRACKET_PER_ROW_HINT}"
+            )
+        if not _VALUE.search(row_text):
+            raise AnswerRejected(f"row {row_number} is empty")
+    return row_texts
+
+
+def _top_level_groups(text: str) -> list[tuple[int, int]]:
+    """Spans (start, end) of the insides of the outermost bracket pairs in text.
+
+    Also enforces balance and the nesting limit over the whole text, so callers
+    may look inside the spans without re-checking.
+    """
+    groups: list[tuple[int, int]] = []
+    depth = 0
+    group_start = 0
+    for index, char in enumerate(text):
+        if char == "[":
+            depth += 1
+            if depth > MAX_BRACKET_DEPTH:
+                raise AnswerRejected(
+                    f"brackets are nested more than {MAX_BRACKET_DEPTH} deep; "
+                    f"{_ONE_BRACKET_PER_ROW_HINT}"
+                )
+            if depth == 1:
+                group_start = index + 1
+        elif char == "]":
+            if depth == 0:
+                raise AnswerRejected(
+                    f"unbalanced brackets: the ']' at character {index + 1} has no matching '['"
+                )
+            depth -= 1
+            if depth == 0:
+                groups.append((group_start, index))
+    if depth:
+        raise AnswerRejected("unbalanced brackets: a '[' is never closed")
+    return groups
+
+
+def _text_outside(text: str, spans: list[tuple[int, int]]) -> str:
+    pieces = []
+    previous_end = 0
+    for start, end in spans:
+        pieces.append(text[previous_end : start - 1])  # start - 1 is the '['
+        previous_end = end + 1
+    pieces.append(text[previous_end:])
+    return " ".join(pieces)
+
+
+def _require_only_separators(text: str, *, allowed: str, where: str) -> None:
+    for stray in text.split():
+        leftover = stray.strip(allowed)
+        if leftover:
+            raise AnswerRejected(f"unexpected {_quote(leftover)} {where}")
+
+
+def _read_value(token: str, row: int, column: int) -> float:
+    where = f"(row {row}, value {column})"
+    if any(_NAN_RE.fullmatch(part) for part in token.split("/")):
+        raise AnswerRejected(f"NaN is not a number you can be graded on {where}")
+
+    if infinity := _INFINITY_RE.fullmatch(token):
+        return -math.inf if infinity.group(1) == "-" else math.inf
+
+    if _DECIMAL_RE.fullmatch(token):
+        return _finite_or_reject(float(token), token, where)
+
+    if fraction := _FRACTION_RE.fullmatch(token):
+        numerator = _finite_or_reject(float(fraction.group(1)), token, where)
+        denominator = _finite_or_reject(float(fraction.group(2)), token, where)
+        if denominator == 0.0:
+            raise AnswerRejected(f"division by zero in {_quote(token)} {where}")
+        try:
+            quotient = numerator / denominator
+        except OverflowError:
+            quotient = math.inf
+        return _finite_or_reject(quotient, token, where)
+
+    raise AnswerRejected(f"could not read {_quote(token)} as a number {where}")
+
+
+def _finite_or_reject(value: float, token: str, where: str) -> float:
+    # A learner who typed digits meant a finite number; letting 1e999 become inf could
+    # turn a wrong answer into a "correct" infinity, so infinity must be spelled out.
+    if math.isinf(value):
+        raise AnswerRejected(
+            f"{_quote(token)} is too large to be a finite number {where}; "
+            "write inf if you mean infinity"
+        )
+    return value
+
+
+def _require_rectangular(rows: list[list[float]]) -> None:
+    width = len(rows[0])
+    for row_number, row in enumerate(rows[1:], start=2):
+        if len(row) != width:
+            raise AnswerRejected(f"row {row_number} has {_count(len(row))}, row 1 has {width}")
+
+
+def _count(values: int) -> str:
+    return f"{values} value" if values == 1 else f"{values} values"
+
+
+def _quote(token: str) -> str:
+    if len(token) > _MAX_QUOTED_CHARS:
+        token = token[: _MAX_QUOTED_CHARS - 1] + "…"
+    return f"'{token}'"

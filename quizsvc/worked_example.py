@@ -1,0 +1,77 @@
+"""The chapter's worked example printed as the chapter lays it out (what `make run` shows)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+
+from engine.chapter import DECODER_TOKENS, INPUT_IDS, UNMASKED_WEIGHTS, VOCAB, worked_example
+
+
+def format_matrix(
+    matrix: np.ndarray, row_labels: list[str], col_labels: list[str] | None = None, decimals=3
+) -> str:
+    width = max(8, decimals + 5)
+    label_width = max(_display_width(label) for label in row_labels) + 2
+    lines = []
+    if col_labels is not None:
+        lines.append(" " * label_width + "".join(_pad_left(c, width) for c in col_labels))
+    for label, row in zip(row_labels, np.atleast_2d(matrix), strict=True):
+        cells = "".join(f"{v:>{width}.{decimals}f}" for v in row)
+        lines.append(label + " " * (label_width - _display_width(label)) + cells)
+    return "\n".join(lines)
+
+
+def _display_width(text: str) -> int:
+    """Terminal columns: CJK characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad_left(text: str, width: int) -> str:
+    return " " * (width - _display_width(text)) + text
+
+
+def worked_example_text() -> str:
+    ex = worked_example()
+    tokens = [VOCAB[i] for i in INPUT_IDS]
+    dims = [f"d={i}" for i in range(ex.x.shape[1])]
+    sections = [
+        ("1. Embedding lookup: X (rows of E)", ex.x, tokens, dims),
+        ("2. Positional encoding PE", ex.pe, tokens, dims),
+        ("2. X' = X + PE", ex.x_prime, tokens, dims),
+        ("3.2 Q = X' W_q", ex.q, tokens, dims),
+        ("3.3 K = X' W_k", ex.k, tokens, dims),
+        ("3.4 V = X' W_v", ex.v, tokens, dims),
+        ("4.1 Q Kᵀ", ex.raw_scores, tokens, tokens),
+        ("4.2 Q Kᵀ / √d_k", ex.scores, tokens, tokens),
+        (
+            "4.3 e^score (row sums on the right)",
+            np.c_[ex.exp_scores, ex.exp_sums],
+            tokens,
+            [*tokens, "Σ"],
+        ),
+        ("4.3 Attention weights A = softmax(row)", ex.weights, tokens, tokens),
+        ("4.4 Output = A V", ex.output, tokens, dims),
+        (
+            "7.1 Decoder weights before masking (given)",
+            UNMASKED_WEIGHTS,
+            list(DECODER_TOKENS),
+            list(DECODER_TOKENS),
+        ),
+        (
+            "7.1 After masking (future scores set to -inf, then softmax)",
+            ex.masked_weights,
+            list(DECODER_TOKENS),
+            list(DECODER_TOKENS),
+        ),
+    ]
+    parts = ["Transformer by hand: the chapter's worked example, computed by the engine", ""]
+    for title, matrix, rows, cols in sections:
+        parts += [title, format_matrix(matrix, rows, cols), ""]
+    parts.append("Numbers that differ from the chapter's printed ones: docs/errata.md")
+    return "\n".join(parts)
+
+
+def print_worked_example() -> None:
+    print(worked_example_text())

@@ -1,0 +1,195 @@
+"""The chapter's own content under content/ loads and says what the chapter says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from quizsvc.bank import (
+    Bank,
+    DrillQuestion,
+    LocalizedText,
+    OpenQuestion,
+    SingleChoiceQuestion,
+    load_bank,
+)
+
+REPO_CONTENT_DIR = Path(__file__).resolve().parents[2] / "content"
+CHAPTER_ID = "transformer-by-hand"
+
+# The drill kinds quizsvc.drills implements (written out here, not imported from it).
+REAL_DRILL_KINDS = (
+    "embedding_positional",
+    "projection",
+    "score_row",
+    "softmax_row",
+    "masked_row",
+    "attention_output_row",
+    "multi_head",
+    "add_norm",
+    "ffn_row",
+    "cross_attention_row",
+    "teacher_forcing_loss",
+    "greedy_next_token",
+)
+
+# 章节测试 1-4, copied from the chapter: prompt, then options A-D.
+CHAPTER_TESTS = {
+    "qkv-origin": (
+        "Q、K、V 是从哪里算出来的？",
+        [
+            "直接从 Embedding 矩阵查表得到",
+            "Q = X × Wq, K = X × Wk, V = X × Wv，其中 Wq/Wk/Wv 是可训练参数",
+            "Q、K、V 是固定的常数",
+            "Q = K = V = X（输入本身）",
+        ],
+    ),
+    "scaling-by-sqrt-dk": (
+        "Self-Attention 中 Softmax 之前为什么要除以 √d_k？",
+        [
+            "为了把数值映射到 [0, 1] 区间",
+            "防止点积值过大导致 Softmax 梯度消失",
+            "为了让 Attention Weights 变成对称矩阵",
+            "为了减少计算量",
+        ],
+    ),
+    "masked-self-attention": (
+        "Masked Self-Attention 和普通 Self-Attention 的区别是什么？",
+        [
+            "Masked 版本不计算 V",
+            'Masked 版本在 Softmax 前把未来位置的分数设为 -∞，使模型无法"偷看"后面的 token',
+            "Masked 版本只用在 Encoder 中",
+            "两者完全相同",
+        ],
+    ),
+    "cross-attention-sources": (
+        "Cross-Attention 中 Q、K、V 分别来自哪里？",
+        [
+            "Q、K、V 都来自 Encoder",
+            "Q 来自 Decoder，K 和 V 来自 Encoder",
+            "Q、K、V 都来自 Decoder",
+            "Q 来自 Encoder，K 和 V 来自 Decoder",
+        ],
+    ),
+}
+
+# The first sentence of each 参考答案 (after "答案：B。").
+EXPLANATION_OPENINGS = {
+    "qkv-origin": "答案：B。Q、K、V 是通过输入 X 分别乘以三个可训练的权重矩阵 Wq、Wk、Wv 得到的。",
+    "scaling-by-sqrt-dk": "答案：B。当 d_k 很大时（实际中 d_k=64 或更大），Q 和 K 的点积值会很大。",
+    "masked-self-attention": "答案：B。Masked Self-Attention 在计算 Attention Weights 时，",
+    "cross-attention-sources": "答案：B。Cross-Attention 中，Q（查询）来自 Decoder 的上一层输出，",
+}
+
+
+class NoParams(BaseModel):
+    # The content uses no params keys at all: every kind's defaults are the chapter's sizes.
+    model_config = {"extra": "forbid"}
+
+
+@pytest.fixture(scope="module")
+def bank() -> Bank:
+    return load_bank(REPO_CONTENT_DIR, dict.fromkeys(REAL_DRILL_KINDS, NoParams))
+
+
+def test_one_chapter_with_the_chapter_title(bank: Bank) -> None:
+    assert [chapter.id for chapter in bank.chapters] == [CHAPTER_ID]
+    title = bank.chapter(CHAPTER_ID).title
+    assert title.zh == "Transformer 手动计算：从 Attention 到 Encoder-Decoder 完整数据流"
+    assert title.en.startswith("Transformer by Hand")
+
+
+def test_question_counts_by_type(bank: Bank) -> None:
+    types = [question.type for question in bank.questions_in(CHAPTER_ID)]
+    assert sorted(types) == sorted(["single_choice"] * 4 + ["open"] * 2 + ["drill"] * 12)
+    assert set(bank.chapter_of.values()) == {CHAPTER_ID}
+
+
+@pytest.mark.parametrize("question_id", sorted(CHAPTER_TESTS))
+def test_single_choice_questions_are_the_chapter_tests(bank: Bank, question_id: str) -> None:
+    question = bank.questions[question_id]
+    assert isinstance(question, SingleChoiceQuestion)
+    prompt, options = CHAPTER_TESTS[question_id]
+    assert question.prompt.zh == prompt
+    assert [choice.id for choice in question.choices] == ["A", "B", "C", "D"]
+    assert [choice.text.zh for choice in question.choices] == options
+    assert question.correct == "B"
+    assert question.explanation.zh.startswith(EXPLANATION_OPENINGS[question_id])
+    assert question.explanation.en.startswith("Answer: B.")
+
+
+def test_open_questions_carry_the_reference_answers_and_rubrics(bank: Bank) -> None:
+    forcing = bank.questions["teacher-forcing-vs-autoregressive"]
+    heads = bank.questions["why-multi-head"]
+    assert isinstance(forcing, OpenQuestion)
+    assert isinstance(heads, OpenQuestion)
+    assert forcing.prompt.zh == "训练时的 Teacher Forcing 和推理时的 Auto-Regressive 有什么区别？"
+    assert heads.prompt.zh == "为什么 Multi-Head Attention 需要多个头？"
+    assert forcing.reference_answer.zh.endswith(
+        "核心差异：训练用真实答案（快），推理用自己的预测（慢）。"
+    )
+    assert heads.reference_answer.zh.startswith(
+        '一个 Attention 头只能学到一种"关系模式"（比如主谓关系）。'
+    )
+    for question in (forcing, heads):
+        assert 3 <= len(question.rubric) <= 4
+        assert sum(point.weight for point in question.rubric) == pytest.approx(1.0)
+
+
+def test_teacher_forcing_rubric_recognises_the_key_ideas(bank: Bank) -> None:
+    question = bank.questions["teacher-forcing-vs-autoregressive"]
+    assert isinstance(question, OpenQuestion)
+    zh_phrases = {point.key: point.phrases.zh for point in question.rubric}
+    en_phrases = {point.key: point.phrases.en for point in question.rubric}
+    assert "真实答案" in zh_phrases["teacher-forcing-feeds-truth"]
+    assert "并行" in zh_phrases["parallel-training"]
+    assert {"逐个", "串行", "自回归"} <= set(zh_phrases["autoregressive-inference"])
+    assert "掩码" in zh_phrases["mask-prevents-peeking"]
+    assert "parallel" in en_phrases["parallel-training"]
+    assert "autoregressive" in en_phrases["autoregressive-inference"]
+
+
+def test_one_drill_per_real_kind(bank: Bank) -> None:
+    drills = [q for q in bank.questions.values() if isinstance(q, DrillQuestion)]
+    assert sorted(drill.kind for drill in drills) == sorted(REAL_DRILL_KINDS)
+    for drill in drills:
+        assert drill.params == {}
+        assert drill.tolerance is not None
+        assert drill.tags
+        assert isinstance(bank.drill_params[drill.id], NoParams)
+
+
+def test_greedy_decoding_drill_is_exact_and_single_try(bank: Bank) -> None:
+    drill = bank.questions["drill-greedy-next-token"]
+    assert isinstance(drill, DrillQuestion)
+    assert (drill.attempts, drill.all_or_nothing) == (1, True)
+    assert drill.tolerance is not None and drill.tolerance.atol == 0
+
+
+def _localized_texts(value: object) -> list[LocalizedText]:
+    if isinstance(value, LocalizedText):
+        return [value]
+    if isinstance(value, BaseModel):
+        return [
+            t for name in type(value).model_fields for t in _localized_texts(getattr(value, name))
+        ]
+    if isinstance(value, tuple | list):
+        return [t for item in value for t in _localized_texts(item)]
+    return []
+
+
+def test_every_text_has_chinese_and_english(bank: Bank) -> None:
+    texts = _localized_texts(list(bank.chapters)) + _localized_texts(list(bank.questions.values()))
+    # 18 prompts + 16 choice texts + 4 explanations + 2 reference answers
+    # + 8 rubric descriptions + chapter title and intro.
+    assert len(texts) == 18 + 16 + 4 + 2 + 8 + 2
+    for text in texts:
+        assert text.zh.strip() and text.en.strip()
+        assert text.zh != text.en
+
+
+def test_every_question_says_where_it_is_written(bank: Bank) -> None:
+    assert str(bank.source_of["qkv-origin"]) == f"{CHAPTER_ID}/questions.yaml:4"
+    assert bank.source_of["drill-projection"].file == f"{CHAPTER_ID}/drills.yaml"

@@ -1,0 +1,474 @@
+"""Every kind of bad content is reported with its exact file, path and line.
+
+Line numbers in the expectations were counted by hand in the YAML below (1-based).
+The ``content_errors`` fixture adds a valid ``ch/chapter.yaml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from pydantic import BaseModel
+
+from quizsvc.bank import BankError, ContentError, load_bank
+
+Errors = Callable[[dict[str, str | bytes]], list[ContentError]]
+
+# Lines: 1 questions, 2 id, 3 type, 4 tags, 5 prompt, 6 choices, 7-8 choice A,
+# 9-10 choice B, 11 correct, 12 explanation.
+SINGLE_CHOICE = """\
+questions:
+  - id: q1
+    type: single_choice
+    tags: [qkv]
+    prompt: {zh: 问题, en: Question}
+    choices:
+      - id: A
+        text: {zh: 甲, en: first}
+      - id: B
+        text: {zh: 乙, en: second}
+    correct: B
+    explanation: {zh: 解释, en: Because}
+"""
+
+# Lines: 1 questions, 2 id, 3 type, 4 kind, 5 tags, 6 prompt, 7 params, 8 n.
+DRILL = """\
+questions:
+  - id: d1
+    type: drill
+    kind: projection
+    tags: [qkv]
+    prompt: {zh: 计算, en: Compute}
+    params:
+      n: 3
+"""
+
+
+def only(errors: list[ContentError]) -> ContentError:
+    assert len(errors) == 1, errors
+    return errors[0]
+
+
+def test_valid_single_choice_file_loads(make_content, drill_kinds) -> None:
+    # The baseline for the mutations below: without the mutation it is valid.
+    bank = load_bank(make_content({"ch/q.yaml": SINGLE_CHOICE, "ch/d.yaml": DRILL}), drill_kinds)
+    assert set(bank.questions) == {"q1", "d1"}
+
+
+def test_unknown_key(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE.replace(
+        "    correct: B\n", "    correct: B\n    hint: {zh: 提示, en: Hint}\n"
+    )
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml", "questions[0].hint", 12, "unknown key 'hint'"
+    )
+
+
+def test_unknown_key_deep_inside_a_choice(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE.replace("en: second}", "en: second, fr: deuxième}")
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml", "questions[0].choices[1].text.fr", 10, "unknown key 'fr'"
+    )
+
+
+def test_missing_english_text(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE.replace("text: {zh: 乙, en: second}", "text: {zh: 乙}")
+    # en does not exist, so the line is that of the deepest key that does: text.
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml", "questions[0].choices[1].text.en", 10, "missing required key 'en'"
+    )
+
+
+def test_blank_text_is_as_bad_as_missing_text(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE.replace("prompt: {zh: 问题, en: Question}", "prompt: {zh: 问题, en: '  '}")
+    error = only(content_errors({"ch/q.yaml": text}))
+    assert (error.file, error.path, error.line) == ("ch/q.yaml", "questions[0].prompt.en", 5)
+    assert "empty" in error.message
+
+
+def test_correct_choice_not_among_choices(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE.replace("correct: B", "correct: E")
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml",
+        "questions[0].correct",
+        11,
+        "correct choice 'E' is not one of the choices ['A', 'B']",
+    )
+
+
+def test_duplicate_choice_id(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE.replace("- id: B", "- id: A").replace("correct: B", "correct: A")
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml", "questions[0].choices[1].id", 9, "duplicate choice id 'A' (also choices[0])"
+    )
+
+
+def test_duplicate_question_id_across_two_files(content_errors: Errors) -> None:
+    # Files are read in path order, so the one in b.yaml is the duplicate.
+    errors = content_errors({"ch/a.yaml": SINGLE_CHOICE, "ch/b.yaml": SINGLE_CHOICE})
+    assert only(errors) == ContentError(
+        "ch/b.yaml",
+        "questions[0].id",
+        2,
+        "duplicate question id 'q1' (first defined at ch/a.yaml:2)",
+    )
+
+
+def test_duplicate_question_id_across_chapters(content_errors: Errors) -> None:
+    other_chapter = "id: other\norder: 2\ntitle: {zh: 另一章, en: Other}\n"
+    errors = content_errors(
+        {
+            "ch/q.yaml": SINGLE_CHOICE,
+            "other/chapter.yaml": other_chapter,
+            "other/q.yaml": SINGLE_CHOICE,
+        }
+    )
+    assert [(e.file, e.path, e.line) for e in errors] == [("other/q.yaml", "questions[0].id", 2)]
+
+
+def test_unknown_question_type(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE.replace("type: single_choice", "type: essay")
+    error = only(content_errors({"ch/q.yaml": text}))
+    assert (error.file, error.path, error.line) == ("ch/q.yaml", "questions[0].type", 3)
+    assert error.message.startswith("unknown type 'essay'; expected one of")
+    assert "'single_choice'" in error.message
+
+
+def test_missing_question_type(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE.replace("    type: single_choice\n", "")
+    # The question's mapping starts on line 2 (the "- id:" line).
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml", "questions[0].type", 2, "missing required key 'type'"
+    )
+
+
+def test_unknown_drill_kind(content_errors: Errors) -> None:
+    text = DRILL.replace("kind: projection", "kind: telepathy")
+    error = only(content_errors({"ch/d.yaml": text}))
+    assert (error.file, error.path, error.line) == ("ch/d.yaml", "questions[0].kind", 4)
+    assert error.message.startswith("unknown drill kind 'telepathy'; known kinds: add_norm, ")
+
+
+def test_bad_drill_param_value(content_errors: Errors) -> None:
+    text = DRILL.replace("n: 3", "n: 0")
+    error = only(content_errors({"ch/d.yaml": text}))
+    assert (error.file, error.path, error.line) == ("ch/d.yaml", "questions[0].params.n", 8)
+    assert error.message == "Input should be greater than or equal to 1 (got 0)"
+
+
+def test_unknown_drill_param(content_errors: Errors) -> None:
+    text = DRILL.replace("n: 3", "heads: 2")
+    assert only(content_errors({"ch/d.yaml": text})) == ContentError(
+        "ch/d.yaml", "questions[0].params.heads", 8, "unknown key 'heads'"
+    )
+
+
+def test_drill_settings_are_checked(content_errors: Errors) -> None:
+    text = DRILL + "    attempts: 0\n    penalty: 1.5\n"
+    errors = content_errors({"ch/d.yaml": text})
+    assert [(e.path, e.line) for e in errors] == [
+        ("questions[0].attempts", 9),
+        ("questions[0].penalty", 10),
+    ]
+
+
+def test_yaml_syntax_error(content_errors: Errors) -> None:
+    text = "questions:\n  - id: q1\n    prompt: a: b\n"
+    error = only(content_errors({"ch/q.yaml": text}))
+    assert (error.file, error.path, error.line) == ("ch/q.yaml", "", 3)
+    assert error.message == "YAML syntax error: mapping values are not allowed here"
+
+
+def test_yaml_bad_indentation(content_errors: Errors) -> None:
+    text = "questions:\n  - id: q1\n   type: open\n"
+    error = only(content_errors({"ch/q.yaml": text}))
+    assert (error.file, error.path, error.line) == ("ch/q.yaml", "", 3)
+    assert error.message.startswith("YAML syntax error: ")
+
+
+@pytest.mark.parametrize(
+    ("text", "described_as"),
+    [("- a\n- b\n", "a list"), ("just words\n", "a single string"), ("42\n", "a single value")],
+)
+def test_top_level_not_a_mapping(content_errors: Errors, text: str, described_as: str) -> None:
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml", "", 1, f"the top level must be a mapping of keys, not {described_as}"
+    )
+
+
+def test_chapter_file_not_a_mapping(content_errors: Errors) -> None:
+    errors = content_errors({"ch/chapter.yaml": "\n\n- ch\n", "ch/q.yaml": SINGLE_CHOICE})
+    assert only(errors) == ContentError(
+        "ch/chapter.yaml", "", 3, "the top level must be a mapping of keys, not a list"
+    )
+
+
+def test_empty_file(content_errors: Errors) -> None:
+    errors = content_errors({"ch/q.yaml": SINGLE_CHOICE, "ch/empty.yaml": "# nothing yet\n"})
+    assert only(errors) == ContentError("ch/empty.yaml", "", None, "file is empty")
+
+
+def test_file_that_is_not_utf8(content_errors: Errors) -> None:
+    body = b"questions:\n  - id: q1\n" + "    prompt: 问题\n".encode("gbk")
+    assert only(content_errors({"ch/q.yaml": body})) == ContentError(
+        "ch/q.yaml", "", 3, "file is not valid UTF-8 text"
+    )
+
+
+def test_control_character(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE.replace("en: Because", "en: Because\x07")
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml", "", 12, "invalid character U+0007: special characters are not allowed"
+    )
+
+
+def test_python_tags_are_rejected_not_executed(content_errors: Errors) -> None:
+    text = "questions:\n  - !!python/object/apply:os.system ['echo pwned']\n"
+    error = only(content_errors({"ch/q.yaml": text}))
+    assert (error.file, error.path, error.line) == ("ch/q.yaml", "", 2)
+    assert "could not determine a constructor" in error.message
+
+
+@pytest.mark.parametrize("value", ["2020-13-45", "!!int x", "!!bool maybe"])
+def test_bad_yaml_values_are_content_errors(content_errors: Errors, value: str) -> None:
+    # PyYAML raises ValueError/KeyError for these, not a YAMLError.
+    error = only(content_errors({"ch/q.yaml": f"questions: {value}\n"}))
+    assert (error.file, error.path, error.line) == ("ch/q.yaml", "", None)
+    assert error.message.startswith("invalid YAML value: ")
+
+
+def test_duplicate_yaml_key(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE.replace("    correct: B\n", "    correct: B\n    correct: A\n")
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml", "questions[0].correct", 12, "duplicate key 'correct' (first on line 11)"
+    )
+
+
+def test_unknown_key_named_like_the_question_type(content_errors: Errors) -> None:
+    # Pydantic puts the type ("single_choice") in the error location; it must not be
+    # mistaken for this key, or the other way round.
+    text = SINGLE_CHOICE.replace("    correct: B\n", "    correct: B\n    single_choice: 1\n")
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml", "questions[0].single_choice", 12, "unknown key 'single_choice'"
+    )
+
+
+def test_yaml_boolean_key(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE.replace("    correct: B\n", "    correct: B\n    on: 1\n")
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml",
+        "questions[0].on",
+        12,
+        "keys must be text; quote keys such as 'yes', 'on' or numbers (got True)",
+    )
+
+
+def test_wrong_kind_of_value(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE.replace("tags: [qkv]", "tags: qkv").replace(
+        "prompt: {zh: 问题, en: Question}", "prompt: Question"
+    )
+    assert content_errors({"ch/q.yaml": text}) == [
+        ContentError("ch/q.yaml", "questions[0].tags", 4, "must be a list (got 'qkv')"),
+        ContentError(
+            "ch/q.yaml", "questions[0].prompt", 5, "must be a mapping of keys (got 'Question')"
+        ),
+    ]
+
+
+def test_merge_keys_are_not_duplicates(make_content, drill_kinds) -> None:
+    text = SINGLE_CHOICE + "  - <<: *first\n    id: q2\n"
+    text = text.replace("  - id: q1", "  - &first\n    id: q1")
+    bank = load_bank(make_content({"ch/q.yaml": text}), drill_kinds)
+    assert list(bank.questions) == ["q1", "q2"]
+    assert bank.questions["q2"].prompt == bank.questions["q1"].prompt
+
+
+def test_empty_question_list(content_errors: Errors) -> None:
+    assert only(content_errors({"ch/q.yaml": "questions: []\n"})) == ContentError(
+        "ch/q.yaml", "questions", 1, "must have at least 1 item"
+    )
+
+
+def test_question_file_without_questions_key(content_errors: Errors) -> None:
+    # Errors are sorted by file, line, then path.
+    assert content_errors({"ch/q.yaml": "question:\n  - id: q1\n"}) == [
+        ContentError("ch/q.yaml", "question", 1, "unknown key 'question'"),
+        ContentError("ch/q.yaml", "questions", 1, "missing required key 'questions'"),
+    ]
+
+
+def test_missing_chapter_yaml(content_errors: Errors) -> None:
+    errors = content_errors({"ch/chapter.yaml": "", "solo/q.yaml": SINGLE_CHOICE})
+    assert ContentError("solo/chapter.yaml", "", None, "missing chapter.yaml") in errors
+
+
+def test_chapter_id_must_match_directory(content_errors: Errors) -> None:
+    chapter = "id: chapter-one\norder: 1\ntitle: {zh: 章, en: Chapter}\n"
+    errors = content_errors({"ch/chapter.yaml": chapter, "ch/q.yaml": SINGLE_CHOICE})
+    assert only(errors) == ContentError(
+        "ch/chapter.yaml",
+        "id",
+        1,
+        "chapter id 'chapter-one' must match its directory name 'ch'",
+    )
+
+
+def test_chapter_without_question_files(content_errors: Errors) -> None:
+    errors = content_errors({"ch/chapter.yaml": "id: ch\norder: 1\ntitle: {zh: 章, en: C}\n"})
+    assert only(errors) == ContentError("ch/", "", None, "chapter directory has no question files")
+
+
+def test_yaml_outside_a_chapter_directory(content_errors: Errors) -> None:
+    errors = content_errors({"ch/q.yaml": SINGLE_CHOICE, "stray.yaml": SINGLE_CHOICE})
+    error = only(errors)
+    assert (error.file, error.path, error.line) == ("stray.yaml", "", None)
+
+
+def test_yml_extension_is_reported_not_ignored(content_errors: Errors) -> None:
+    errors = content_errors({"ch/q.yaml": SINGLE_CHOICE, "ch/drills.yml": DRILL})
+    assert only(errors) == ContentError("ch/drills.yml", "", None, "rename to .yaml")
+
+
+def test_two_chapters_with_the_same_order(content_errors: Errors) -> None:
+    other_q = SINGLE_CHOICE.replace("id: q1", "id: q2")
+    errors = content_errors(
+        {
+            "ch/q.yaml": SINGLE_CHOICE,
+            "other/chapter.yaml": "id: other\norder: 1\ntitle: {zh: 另, en: Other}\n",
+            "other/q.yaml": other_q,
+        }
+    )
+    assert only(errors) == ContentError(
+        "other/chapter.yaml", "order", 2, "order 1 is already used by chapter 'ch'"
+    )
+
+
+def test_numeric_answer_errors_point_at_the_cell(content_errors: Errors) -> None:
+    numeric = """\
+questions:
+  - id: n1
+    type: numeric
+    tags: [softmax]
+    prompt: {zh: 算, en: Compute}
+    answer:
+      - [1, 2]
+      - [3, yes]
+    explanation: {zh: 解, en: Why}
+"""
+    error = only(content_errors({"ch/n.yaml": numeric}))
+    assert (error.path, error.line) == ("questions[0].answer[1][1]", 8)
+    assert error.message == "expected a number, got True"
+
+
+def test_ragged_numeric_matrix(content_errors: Errors) -> None:
+    numeric = """\
+questions:
+  - id: n1
+    type: numeric
+    tags: [softmax]
+    prompt: {zh: 算, en: Compute}
+    answer: [[1, 2], [3]]
+    explanation: {zh: 解, en: Why}
+"""
+    assert only(content_errors({"ch/n.yaml": numeric})) == ContentError(
+        "ch/n.yaml",
+        "questions[0].answer[1]",
+        6,
+        "matrix rows must have equal length: row 0 has 2 values, row 1 has 1",
+    )
+
+
+def test_multiple_choice_scores_must_sum_to_one(content_errors: Errors) -> None:
+    text = """\
+questions:
+  - id: m1
+    type: multiple_choice
+    tags: [qkv]
+    prompt: {zh: 选, en: Pick}
+    choices:
+      - {id: A, text: {zh: 甲, en: a}, score: 0.5}
+      - {id: B, text: {zh: 乙, en: b}, score: 0.25}
+      - {id: C, text: {zh: 丙, en: c}, score: -0.5}
+    explanation: {zh: 解, en: Why}
+"""
+    assert only(content_errors({"ch/m.yaml": text})) == ContentError(
+        "ch/m.yaml",
+        "questions[0].choices",
+        6,
+        "the positive scores of the correct choices must sum to 1, not 0.75",
+    )
+
+
+def test_duplicate_rubric_key(content_errors: Errors) -> None:
+    text = """\
+questions:
+  - id: o1
+    type: open
+    tags: [multi_head]
+    prompt: {zh: 为什么, en: Why}
+    reference_answer: {zh: 因为, en: Because}
+    rubric:
+      - key: heads
+        weight: 1
+        description: {zh: 头, en: heads}
+        phrases: {zh: [头], en: [head]}
+      - key: heads
+        weight: 1
+        description: {zh: 头, en: heads}
+        phrases: {zh: [头], en: [head]}
+"""
+    assert only(content_errors({"ch/o.yaml": text})) == ContentError(
+        "ch/o.yaml",
+        "questions[0].rubric[1].key",
+        12,
+        "duplicate rubric key 'heads' (also rubric[0])",
+    )
+
+
+def test_several_bad_files_report_every_error_and_load_nothing(
+    make_content, drill_kinds: dict[str, type[BaseModel]]
+) -> None:
+    second_question = SINGLE_CHOICE.replace("id: q1", "id: q2").replace("correct: B", "correct: Z")
+    root = make_content(
+        {
+            "ch/good.yaml": SINGLE_CHOICE,
+            "ch/syntax.yaml": "questions:\n  - id: q1\n    prompt: a: b\n",
+            "ch/list.yaml": "- a\n",
+            "ch/mixed.yaml": second_question
+            + DRILL.replace("questions:\n", "").replace("n: 3", "n: x"),
+        }
+    )
+    with pytest.raises(BankError) as caught:
+        load_bank(root, drill_kinds)
+    found = [(e.file, e.path, e.line) for e in caught.value.errors]
+    assert found == [
+        ("ch/list.yaml", "", 1),
+        # The bad question does not hide the valid drill's bad params in the same file.
+        ("ch/mixed.yaml", "questions[0].correct", 11),
+        ("ch/mixed.yaml", "questions[1].params.n", 19),
+        ("ch/syntax.yaml", "", 3),
+    ]
+    assert str(caught.value).startswith("4 content errors\nch/list.yaml:1: <document>: ")
+
+
+def test_error_formats_as_file_line_path_message() -> None:
+    error = ContentError("ch/q.yaml", "questions[3].choices[1].text.en", 17, "missing required key")
+    assert str(error) == "ch/q.yaml:17: questions[3].choices[1].text.en: missing required key"
+    assert str(ContentError("ch/q.yaml", "", None, "file is empty")) == (
+        "ch/q.yaml:?: <document>: file is empty"
+    )
+
+
+def test_missing_content_directory(tmp_path, drill_kinds) -> None:
+    with pytest.raises(BankError) as caught:
+        load_bank(tmp_path / "nope", drill_kinds)
+    assert [(e.file, e.line) for e in caught.value.errors] == [(".", None)]
+
+
+def test_empty_content_directory(tmp_path, drill_kinds) -> None:
+    with pytest.raises(BankError) as caught:
+        load_bank(tmp_path, drill_kinds)
+    assert caught.value.errors == (
+        ContentError(".", "", None, "no chapters found (no content/<chapter-id>/)"),
+    )

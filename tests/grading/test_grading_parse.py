@@ -1,0 +1,260 @@
+"""Table-driven tests for parse_answer: every accepted form and every rejection."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+
+import numpy as np
+import pytest
+
+from quizsvc.grading import MAX_ANSWER_CHARS, AnswerRejected, parse_answer
+
+INF = math.inf
+
+SCALARS = [
+    ("0.5", 0.5),
+    (".5", 0.5),
+    ("-1e-3", -0.001),
+    ("+2", 2.0),
+    ("3.", 3.0),
+    ("0", 0.0),
+    ("1E3", 1000.0),
+    ("2.5e+2", 250.0),
+    ("1/3", 1 / 3),
+    ("-1/4", -0.25),
+    ("1/-4", -0.25),
+    ("1 / 4", 0.25),
+    ("3/.5", 6.0),
+    ("−4.5", -4.5),  # U+2212 minus sign
+    ("1e−3", 0.001),  # U+2212 in the exponent
+    ("−1/−8", 0.125),
+    ("１２．５", 12.5),  # full-width digits and full stop
+    ("－２", -2.0),  # full-width hyphen-minus
+    ("inf", INF),
+    ("-inf", -INF),
+    ("+inf", INF),
+    ("Inf", INF),
+    ("-INF", -INF),
+    ("infinity", INF),
+    ("-Infinity", -INF),
+    ("∞", INF),
+    ("+∞", INF),
+    ("−∞", -INF),
+    ("-∞", -INF),
+    ("  7  ", 7.0),
+    ("\n\n7\n\n", 7.0),
+    ("\ufeff7", 7.0),  # byte-order mark pasted from a file
+    ("7\u200b", 7.0),  # zero-width space pasted from a web page
+    ("1e-999", 0.0),  # underflow to zero is an honest approximation, unlike overflow
+]
+
+
+@pytest.mark.parametrize(("text", "value"), SCALARS)
+def test_scalar_forms_parse_to_a_1_by_1_array(text: str, value: float) -> None:
+    parsed = parse_answer(text)
+    assert parsed.shape == (1, 1)
+    assert parsed.dtype == np.float64
+    assert parsed[0, 0] == value
+
+
+def test_negative_zero_keeps_its_sign() -> None:
+    assert math.copysign(1.0, parse_answer("-0")[0, 0]) == -1.0
+    assert math.copysign(1.0, parse_answer("−0.0")[0, 0]) == -1.0
+
+
+ROW_123 = [[1.0, 2.0, 3.0]]
+MATRIX_1234 = [[1.0, 2.0], [3.0, 4.0]]
+
+TABLES = [
+    # values within a row
+    ("1 2 3", ROW_123),
+    ("1,2,3", ROW_123),
+    ("1, 2, 3", ROW_123),
+    ("1\t2\t3", ROW_123),
+    ("1，2，3", ROW_123),  # full-width comma
+    ("1 ,\t2，  3", ROW_123),  # any mix
+    ("1、2、3", ROW_123),  # ideographic comma
+    ("1\u30002\u30003", ROW_123),  # ideographic space
+    ("1, 2, 3,", ROW_123),  # trailing separator
+    ("1 2 3 ,  ", ROW_123),
+    (", 1, 2, 3", ROW_123),  # leading separator
+    # rows
+    ("1 2\n3 4", MATRIX_1234),
+    ("1,2;3,4", MATRIX_1234),
+    ("1 2; 3 4", MATRIX_1234),
+    ("1 2；3 4", MATRIX_1234),  # full-width semicolon
+    ("1 2\r\n3 4\r\n", MATRIX_1234),
+    ("1 2\r3 4", MATRIX_1234),
+    ("1 2;\n3 4;", MATRIX_1234),  # trailing row separators
+    ("\n  1 2\n\n  3 4\n\n", MATRIX_1234),  # blank lines and indentation
+    ("1, 2,\n3, 4,\n", MATRIX_1234),
+    ("１，２；３，４", MATRIX_1234),
+    ("1;2;3", [[1.0], [2.0], [3.0]]),
+    ("1/2 −1/2\n∞ -inf", [[0.5, -0.5], [INF, -INF]]),
+    # brackets
+    ("[1, 2, 3]", ROW_123),
+    ("[1 2 3]", ROW_123),
+    ("[1, 2, 3,]", ROW_123),
+    ("[[1, 2, 3]]", ROW_123),
+    ("[5]", [[5.0]]),
+    ("[[5]]", [[5.0]]),
+    ("[[1, 2], [3, 4]]", MATRIX_1234),
+    ("[[1,2],[3,4]]", MATRIX_1234),
+    ("  [ [ 1 ,2 ] ,[3, 4 ] ]  ", MATRIX_1234),
+    ("[[1, 2],\n [3, 4]]", MATRIX_1234),
+    ("[[1, 2], [3, 4],]", MATRIX_1234),
+    ("[[1, 2]; [3, 4]]", MATRIX_1234),
+    ("[[1. 2.]\n [3. 4.]]", MATRIX_1234),  # how NumPy prints a matrix
+    ("[1 2 3\n 4]", [[1.0, 2.0, 3.0, 4.0]]),  # NumPy wraps long rows like this
+    ("［［1，2］，［3，4］］", MATRIX_1234),  # full-width brackets
+    ("[1, 2]\n[3, 4]", MATRIX_1234),  # one bracket pair per row
+    ("[1, 2], [3, 4]", MATRIX_1234),
+    ("[1, 2]; [3, 4]", MATRIX_1234),
+    ("[[-inf, ∞], [−1/2, .5]]", [[-INF, INF], [-0.5, 0.5]]),
+]
+
+
+@pytest.mark.parametrize(("text", "rows"), TABLES)
+def test_tables_parse_row_by_row(text: str, rows: list[list[float]]) -> None:
+    parsed = parse_answer(text)
+    assert parsed.dtype == np.float64
+    assert parsed.shape == (len(rows), len(rows[0]))
+    assert parsed.tolist() == rows
+
+
+def test_answer_of_exactly_the_maximum_length_is_read() -> None:
+    text = "1 " * (MAX_ANSWER_CHARS // 2)
+    assert len(text) == MAX_ANSWER_CHARS
+    assert parse_answer(text).shape == (1, 5000)
+
+
+REJECTIONS = [
+    # empty
+    ("", "answer is empty"),
+    ("   \n\t  ", "answer is empty"),
+    ("\n;\n;", "answer is empty"),
+    (",", "answer is empty"),
+    ("\u200b", "answer is empty"),
+    # NaN in any spelling
+    ("nan", "NaN is not a number you can be graded on (row 1, value 1)"),
+    ("NaN", "NaN is not a number you can be graded on"),
+    ("-nan", "NaN is not a number you can be graded on"),
+    ("+NAN", "NaN is not a number you can be graded on"),
+    ("ＮａＮ", "NaN is not a number you can be graded on"),
+    ("1 2\n3 nan", "NaN is not a number you can be graded on (row 2, value 2)"),
+    ("nan/2", "NaN is not a number you can be graded on"),
+    ("[1, NaN]", "NaN is not a number you can be graded on (row 1, value 2)"),
+    # control characters
+    ("1\x002", "answer contains a control character"),
+    ("1\x07", "answer contains a control character"),
+    ("\x1b[31m1", "answer contains a control character"),
+    ("1\x0b2", "answer contains a control character"),  # vertical tab
+    ("1\x0c2", "answer contains a control character"),  # form feed
+    ("1\x7f", "answer contains a control character"),
+    ("1\x852", "answer contains a control character"),  # C1 "next line"
+    # brackets
+    ("[[[1]]]", "brackets are nested more than 2 deep"),
+    ("[[[1, 2]], [[3, 4]]]", "brackets are nested more than 2 deep"),
+    ("[1, 2", "unbalanced brackets: a '[' is never closed"),
+    ("[[1, 2], [3, 4]", "unbalanced brackets: a '[' is never closed"),
+    ("1, 2]", "unbalanced brackets: the ']' at character 5 has no matching '['"),
+    ("][", "unbalanced brackets: the ']' at character 1 has no matching '['"),
+    ("[]", "row 1 is empty"),
+    ("[[1], []]", "row 2 is empty"),
+    ("[1; 2]", "';' cannot separate rows inside brackets"),
+    ("[[1; 2], [3; 4]]", "';' cannot separate rows inside brackets"),
+    ("[[1, 2]] 3", "unexpected '3' outside the brackets"),
+    ("x [1, 2]", "unexpected 'x' outside the brackets"),
+    ("[[1, 2] x [3, 4]]", "unexpected 'x' between bracketed rows"),
+    ("[1] [[2]]", "use one outer pair of brackets"),
+    # garbage tokens
+    ("abc", "could not read 'abc' as a number (row 1, value 1)"),
+    ("1 abc", "could not read 'abc' as a number (row 1, value 2)"),
+    ("1 2\n3 x", "could not read 'x' as a number (row 2, value 2)"),
+    ("0x10", "could not read '0x10' as a number"),
+    ("1_000", "could not read '1_000' as a number"),
+    ("1.2.3", "could not read '1.2.3' as a number"),
+    ("e5", "could not read 'e5' as a number"),
+    ("1e", "could not read '1e' as a number"),
+    ("--1", "could not read '--1' as a number"),
+    ("- 1", "could not read '-' as a number (row 1, value 1)"),
+    (".", "could not read '.' as a number"),
+    ("١٢", "could not read '١٢' as a number"),  # Arabic-Indic digits
+    ("½", "could not read '½' as a number"),
+    ("2²", "could not read '2²' as a number"),  # not silently 22
+    ("1/2/3", "could not read '1/2/3' as a number"),
+    ("inf/2", "could not read 'inf/2' as a number"),
+    ("1/", "could not read '1/' as a number"),
+    ("(1, 2)", "could not read '(1' as a number (row 1, value 1)"),
+    ("x" * 50, "could not read '" + "x" * 29 + "…' as a number"),
+    # fractions
+    ("1/0", "division by zero in '1/0' (row 1, value 1)"),
+    ("3/0.0", "division by zero in '3/0.0'"),
+    ("1/-0", "division by zero in '1/-0'"),
+    # finite spellings that overflow float64
+    (
+        "1e999",
+        "'1e999' is too large to be a finite number (row 1, value 1); "
+        "write inf if you mean infinity",
+    ),
+    ("−1e999", "'-1e999' is too large to be a finite number"),
+    ("1" * 400, "is too large to be a finite number"),
+    ("1e308/1e-10", "'1e308/1e-10' is too large to be a finite number"),
+    ("1e999/2", "'1e999/2' is too large to be a finite number"),
+    # rows of different lengths
+    ("1 2 3 4\n5 6 7", "row 2 has 3 values, row 1 has 4"),
+    ("1\n2 3", "row 2 has 2 values, row 1 has 1"),
+    ("1 2; 3 4; 5", "row 3 has 1 value, row 1 has 2"),
+    ("[[1, 2], [3]]", "row 2 has 1 value, row 1 has 2"),
+    # a value left out between commas
+    ("1,,2", "row 1 has an empty value between two commas"),
+    ("1 2\n3, , 4", "row 2 has an empty value between two commas"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), REJECTIONS)
+def test_rejections_explain_the_problem(text: str, message: str) -> None:
+    with pytest.raises(AnswerRejected) as caught:
+        parse_answer(text)
+    assert message in str(caught.value)
+
+
+def test_over_long_answer_is_rejected_with_the_limit_in_the_message() -> None:
+    with pytest.raises(AnswerRejected) as caught:
+        parse_answer("1 " * 5000 + "1")
+    assert str(caught.value) == "answer is longer than 10000 characters"
+
+
+def test_answer_rejected_is_a_value_error() -> None:
+    assert issubclass(AnswerRejected, ValueError)
+
+
+def test_non_string_input_is_a_programming_error() -> None:
+    with pytest.raises(TypeError):
+        parse_answer(1.5)  # type: ignore[arg-type]
+
+
+# Inputs shaped to trigger quadratic regex backtracking or deep loops if the parser
+# had them; each must be answered (accepted or rejected) well within a second.
+PATHOLOGICAL = [
+    "[" * 10_000,
+    "]" * 10_000,
+    "1" * 9_999 + "x",
+    " " * 9_999 + "x",
+    "1" + " " * 9_998 + "/",
+    ", " * 5_000,
+    "1/" * 5_000,
+    "9" * 5_000 + "." + "9" * 4_999,
+    "1e" + "9" * 9_998,
+    "[1" + " " * 9_997 + "]",
+]
+
+
+@pytest.mark.parametrize("text", PATHOLOGICAL, ids=lambda text: f"{text[:6]!r}...")
+def test_pathological_inputs_are_answered_quickly(text: str) -> None:
+    started = time.perf_counter()
+    with contextlib.suppress(AnswerRejected):
+        parse_answer(text)
+    assert time.perf_counter() - started < 1.0
