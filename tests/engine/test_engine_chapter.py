@@ -1,0 +1,91 @@
+"""The chapter's worked example recomputed by hand, and docs/errata.md kept true."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from engine.chapter import PRINTED, UNMASKED_WEIGHTS, E, errata, errata_markdown, worked_example
+from quizsvc.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def ex():
+    return worked_example()
+
+
+def test_sections_1_and_2_embedding_plus_positions(ex):
+    assert ex.x.tolist() == [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]
+    pe1 = [math.sin(1), math.cos(1), math.sin(0.01), math.cos(0.01)]
+    np.testing.assert_allclose(ex.pe[1], pe1, atol=1e-15)
+    np.testing.assert_allclose(ex.x_prime[1], np.array([0, 1, 0, 1]) + pe1, atol=1e-15)
+
+
+def test_section_3_projections_by_hand(ex):
+    # W_q puts (x0 + x2) / 2 in columns 0 and 2 and (x1 + x3) / 2 in columns 1 and 3;
+    # W_k swaps the two; W_v is the identity.
+    for row in range(3):
+        x = ex.x_prime[row]
+        a, b = (x[0] + x[2]) / 2, (x[1] + x[3]) / 2
+        np.testing.assert_allclose(ex.q[row], [a, b, a, b], atol=1e-15)
+        np.testing.assert_allclose(ex.k[row], [b, a, b, a], atol=1e-15)
+    np.testing.assert_array_equal(ex.v, ex.x_prime)
+    assert ex.q[1, 0] == pytest.approx((math.sin(1) + 0 + math.sin(0.01)) / 2)  # 0.4257...
+
+
+def test_section_4_scores_softmax_and_output(ex):
+    assert ex.raw_scores[0, 0] == 4.0  # Q0 = K0 = [1, 1, 1, 1]
+    assert ex.scores[0, 0] == 2.0  # / sqrt(4)
+    row = [math.exp(s) for s in ex.scores[1]]
+    np.testing.assert_allclose(ex.weights[1], [r / sum(row) for r in row], rtol=1e-14)
+    np.testing.assert_allclose(ex.exp_sums[1], sum(row), rtol=1e-14)
+    out0 = sum(ex.weights[0, j] * ex.v[j] for j in range(3))
+    np.testing.assert_allclose(ex.output[0], out0, rtol=1e-14)
+    np.testing.assert_allclose(ex.weighted_values[0].sum(axis=0), out0, rtol=1e-14)
+
+
+def test_section_7_1_masking_renormalises_the_visible_weights(ex):
+    w = UNMASKED_WEIGHTS
+    assert ex.masked_weights[0].tolist() == [1.0, 0.0, 0.0]
+    np.testing.assert_allclose(
+        ex.masked_weights[1], [w[1, 0] / (w[1, 0] + w[1, 1]), w[1, 1] / (w[1, 0] + w[1, 1]), 0.0]
+    )
+    np.testing.assert_allclose(ex.masked_weights[2], w[2], rtol=1e-12)
+    assert ex.masked_scores[0, 1] == -np.inf
+
+
+def test_errata_lists_the_wrong_numbers_and_not_the_right_ones():
+    found = {(e.label, e.index): e for e in errata()}
+    q10 = found[("Q = X' W_q", (1, 0))]
+    assert q10.printed == 1.43 and q10.true == pytest.approx(0.42573, abs=1e-5)
+    assert ("K = X' W_k", (1, 1)) in found
+    assert ("PE", (1, 0)) not in found  # 0.84 = sin(1) rounded
+    assert ("Q = X' W_q", (1, 1)) not in found  # 1.77 is right
+    assert ("Q = X' W_q", (2, 2)) not in found  # 0.97: (1.91 + 0.02) / 2 at the chapter's rounding
+    assert all(
+        e.section in {"2", "3.2", "3.3", "3.4", "4.1", "4.2", "4.3", "4.4", "7.1"}
+        for e in found.values()
+    )
+    assert not any(e.section == "7.1" for e in found.values())  # 7.1 is right
+
+
+def test_printed_tables_have_the_shapes_of_the_quantities(ex):
+    assert PRINTED["weights"].values.shape == ex.weights.shape
+    assert E.shape == (6, 4)
+
+
+def test_docs_errata_is_the_generated_table():
+    assert (ROOT / "docs" / "errata.md").read_text(encoding="utf-8") == errata_markdown()
+
+
+def test_cli_prints_the_worked_example_and_the_errata():
+    result = CliRunner().invoke(main, ["chapter"])
+    assert result.exit_code == 0, result.output
+    assert "3.2 Q = X' W_q" in result.output
+    assert "0.426" in result.output  # the true Q[1, 0], not the chapter's 1.43
+    errata_result = CliRunner().invoke(main, ["chapter", "--errata"])
+    assert errata_result.output == errata_markdown()

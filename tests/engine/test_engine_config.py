@@ -1,0 +1,59 @@
+import numpy as np
+import pytest
+
+from engine import TransformerConfig, init_params
+
+
+def test_defaults_are_the_papers_base_model():
+    c = TransformerConfig(src_vocab_size=100, tgt_vocab_size=100)
+    assert (c.d_model, c.n_heads, c.d_ff, c.n_encoder_layers, c.n_decoder_layers) == (
+        512,
+        8,
+        2048,
+        6,
+        6,
+    )
+    assert c.d_k == 64 and c.layer_norm_eps == 1e-5
+    assert not c.scale_embeddings and not c.final_norm
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"d_model": 510}, "d_model (510) must be divisible by n_heads (8)"),
+        ({"d_model": 0}, "d_model must be a positive integer, got 0"),
+        ({"n_heads": -2}, "n_heads must be a positive integer, got -2"),
+        ({"d_ff": 2.5}, "d_ff must be a positive integer, got 2.5"),
+        ({"src_vocab_size": True}, "src_vocab_size must be a positive integer, got True"),
+        ({"n_encoder_layers": -1}, "n_encoder_layers must be a non-negative integer"),
+        ({"layer_norm_eps": 0}, "layer_norm_eps must be a positive number"),
+        ({"dtype": "float16"}, "dtype must be one of ['float32', 'float64']"),
+        ({"eos_id": 100}, "eos_id must be None or a token id in [0, 100), got 100"),
+    ],
+)
+def test_bad_values_are_rejected_with_a_clear_message(changes, message):
+    with pytest.raises(ValueError) as info:
+        TransformerConfig(**{"src_vocab_size": 100, "tgt_vocab_size": 100, **changes})
+    assert message in str(info.value)
+
+
+def test_init_is_reproducible_from_a_generator_and_never_global():
+    c = TransformerConfig(
+        src_vocab_size=7,
+        tgt_vocab_size=5,
+        d_model=4,
+        n_heads=2,
+        d_ff=6,
+        n_encoder_layers=1,
+        n_decoder_layers=1,
+        final_norm=True,
+    )
+    a = init_params(c, np.random.default_rng(3))
+    b = init_params(c, np.random.default_rng(3))
+    other = init_params(c, np.random.default_rng(4))
+    assert (a.encoder_layers[0].ffn.w_1 == b.encoder_layers[0].ffn.w_1).all()
+    assert not (a.encoder_layers[0].ffn.w_1 == other.encoder_layers[0].ffn.w_1).all()
+    assert a.w_out.shape == (4, 5) and a.src_embedding.shape == (7, 4)
+    assert a.encoder_norm is not None and a.decoder_layers[0].norm3.gain.tolist() == [1.0] * 4
+    with pytest.raises(TypeError, match=r"numpy\.random\.Generator"):
+        init_params(c, 3)
