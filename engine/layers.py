@@ -22,14 +22,21 @@ def softmax(x: Array, axis: int = -1) -> Array:
     A slice that is entirely -inf has no defined distribution: it gets all zeros (rather than
     NaN), so a query that may attend to nothing contributes a zero vector.
     """
-    peak = np.max(x, axis=axis, keepdims=True)
+    x = np.moveaxis(x, axis, -1)
+    peak = np.max(x, axis=-1, keepdims=True)
     peak[~np.isfinite(peak)] = 0
     e = np.subtract(x, peak)
     np.exp(e, out=e)
-    total = np.sum(e, axis=axis, keepdims=True)
+    total = _sum_last(e)
     total[total == 0] = 1
     e /= total
-    return e
+    return np.moveaxis(e, -1, axis)
+
+
+def _sum_last(x: Array) -> Array:
+    """Sum over the last axis, keeping it. (einsum is several times faster than x.sum(-1) at
+    the short rows attention has.)"""
+    return np.einsum("...i->...", x)[..., None]
 
 
 def log_softmax(x: Array, axis: int = -1) -> Array:
@@ -159,8 +166,9 @@ def multi_head_attention(
 
 def layer_norm(x: Array, p: LayerNormParams, eps: float = 1e-5) -> Array:
     """gain * (x - mean) / sqrt(var + eps) + bias over the last axis, with the biased variance."""
-    centered = x - x.mean(axis=-1, keepdims=True)
-    var = np.einsum("...i,...i->...", centered, centered)[..., None] * (1.0 / x.shape[-1])
+    inv_d = 1.0 / x.shape[-1]
+    centered = x - _sum_last(x) * inv_d
+    var = np.einsum("...i,...i->...", centered, centered)[..., None] * inv_d
     centered *= 1.0 / np.sqrt(var + eps)
     centered *= p.gain
     centered += p.bias
