@@ -19,6 +19,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	touch $@
 
 run: $(VENV)/.installed-run
+	$(BIN)/quizsvc db upgrade
 	$(BIN)/quizsvc chapter
 
 test: $(VENV)/.installed-test

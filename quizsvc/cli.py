@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -87,3 +87,134 @@ def chapter(errata: bool) -> None:
         from quizsvc.worked_example import worked_example_text
 
         click.echo(worked_example_text())
+
+
+# --- database and users -----------------------------------------------------------------
+
+PASSWORD_ENV = "QUIZSVC_PASSWORD"
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    raise SystemExit(1)
+
+
+def _database_errors() -> tuple[type[Exception], ...]:
+    """What a command turns into a one-line error: refusals, and an unreachable database."""
+    from sqlalchemy.exc import OperationalError
+
+    from quizsvc.store import StoreError
+
+    return (StoreError, OperationalError)
+
+
+@main.group()
+def db() -> None:
+    """The database: DATABASE_URL, or instance/quizsvc.sqlite3 when it is unset."""
+
+
+@db.command("upgrade")
+@click.option("--revision", default="head", show_default=True, help="Alembic revision to reach.")
+def db_upgrade(revision: str) -> None:
+    """Apply the Alembic migrations (creates the SQLite file and instance/ if missing)."""
+    from quizsvc.store import database_url, display_url, make_engine, migrate
+
+    url = database_url()
+    try:
+        migrate.upgrade(url, revision)
+        engine = make_engine(url)
+        try:
+            current = ", ".join(migrate.current_revisions(engine)) or "base"
+        finally:
+            engine.dispose()
+    except _database_errors() as exc:
+        _fail(str(exc).splitlines()[0])
+    click.echo(f"database {display_url(url)} is at revision {current}")
+
+
+@main.group()
+def user() -> None:
+    """Create and list users (students and instructors)."""
+
+
+def _password_from_env_or_prompt() -> str:
+    import os
+
+    from quizsvc.store import validate_password
+
+    password = os.environ.get(PASSWORD_ENV)
+    if password is None:
+        password = click.prompt(
+            "Password", hide_input=True, confirmation_prompt=True, default="", show_default=False
+        )
+    validate_password(password)
+    return password
+
+
+@user.command("create")
+@click.argument("name")
+@click.option(
+    "--role", required=True, type=click.Choice(["student", "instructor"]), help="The user's role."
+)
+@click.option("--display-name", help="Name shown to people (default: NAME).")
+def user_create(name: str, role: str, display_name: str | None) -> None:
+    """Create user NAME; the password comes from $QUIZSVC_PASSWORD or a hidden prompt."""
+    from quizsvc.store import (
+        begin_read_only,
+        create_user,
+        display_url,
+        make_session_factory,
+    )
+    from quizsvc.store.migrate import require_up_to_date
+    from quizsvc.store.users import user_exists, validate_user_name
+
+    try:
+        validate_user_name(name)
+        engine = require_up_to_date()
+    except _database_errors() as exc:
+        _fail(str(exc).splitlines()[0])
+    sessions = make_session_factory(engine)
+    try:
+        # Checked before asking for a password, and again (atomically) when creating.
+        with sessions() as session:
+            begin_read_only(session)
+            taken = user_exists(session, name)
+        if taken:
+            _fail(f"a user named {name!r} already exists")
+        password = _password_from_env_or_prompt()
+        with sessions() as session:
+            created = create_user(
+                session, name=name, role=role, password=password, display_name=display_name
+            )
+    except _database_errors() as exc:
+        _fail(str(exc).splitlines()[0])
+    finally:
+        engine.dispose()
+    click.echo(
+        f"created {created.role} {created.name!r} (id {created.id}) in {display_url(engine.url)}"
+    )
+
+
+@user.command("list")
+def user_list() -> None:
+    """List every user: name, role, display name, created."""
+    from quizsvc.store import begin_read_only, list_users, make_session_factory
+    from quizsvc.store.migrate import require_up_to_date
+
+    try:
+        engine = require_up_to_date()
+    except _database_errors() as exc:
+        _fail(str(exc).splitlines()[0])
+    try:
+        with make_session_factory(engine)() as session:
+            begin_read_only(session)
+            users = list_users(session)
+    finally:
+        engine.dispose()
+    if not users:
+        click.echo("no users")
+        return
+    width = max(len(u.name) for u in users)
+    for u in users:
+        created = u.created_at.strftime("%Y-%m-%d %H:%M UTC")
+        click.echo(f"{u.name:<{width}}  {u.role:<10}  {created}  {u.display_name}")

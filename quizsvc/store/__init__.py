@@ -1,0 +1,118 @@
+"""Learners' work in a database: SQLAlchemy 2.0 models, Alembic migrations, domain writes.
+
+SQLite (``instance/quizsvc.sqlite3``) by default; ``DATABASE_URL`` selects another
+database (PostgreSQL through psycopg 3).  Every write function takes a ``Session`` and
+is one transaction; nothing here imports Flask.  Import from ``quizsvc.store``.
+"""
+
+from quizsvc.store.db import (
+    DEFAULT_SQLITE_PATH,
+    begin_read_only,
+    database_url,
+    display_url,
+    make_engine,
+    make_session_factory,
+)
+from quizsvc.store.errors import (
+    AttemptsExhausted,
+    DuplicateUser,
+    IdempotencyConflict,
+    InvalidPassword,
+    InvalidUser,
+    NotAllowed,
+    NotFound,
+    NotYourVariant,
+    StoreError,
+)
+from quizsvc.store.models import (
+    ROLES,
+    Base,
+    ContentVersion,
+    DrillVariant,
+    OpenAnswerReview,
+    QuizAnswer,
+    SkillProgressRecord,
+    Submission,
+    User,
+)
+from quizsvc.store.progress import (
+    MASTERY_WEIGHT,
+    HistoryEntry,
+    SkillProgress,
+    next_mastery,
+    progress_for,
+    recent_history,
+)
+from quizsvc.store.records import (
+    IssuedVariant,
+    QuizAnswerResult,
+    ReviewResult,
+    StoredVariant,
+    SubmissionResult,
+    answers_awaiting_review,
+    issue_variant,
+    load_variant,
+    record_quiz_answer,
+    record_review,
+    record_submission,
+)
+from quizsvc.store.users import (
+    MIN_PASSWORD_LENGTH,
+    authenticate,
+    create_user,
+    hash_password,
+    list_users,
+    validate_password,
+    verify_password,
+)
+
+__all__ = [
+    "DEFAULT_SQLITE_PATH",
+    "MASTERY_WEIGHT",
+    "MIN_PASSWORD_LENGTH",
+    "ROLES",
+    "AttemptsExhausted",
+    "Base",
+    "ContentVersion",
+    "DrillVariant",
+    "DuplicateUser",
+    "HistoryEntry",
+    "IdempotencyConflict",
+    "InvalidPassword",
+    "InvalidUser",
+    "IssuedVariant",
+    "NotAllowed",
+    "NotFound",
+    "NotYourVariant",
+    "OpenAnswerReview",
+    "QuizAnswer",
+    "QuizAnswerResult",
+    "ReviewResult",
+    "SkillProgress",
+    "SkillProgressRecord",
+    "StoreError",
+    "StoredVariant",
+    "Submission",
+    "SubmissionResult",
+    "User",
+    "answers_awaiting_review",
+    "authenticate",
+    "begin_read_only",
+    "create_user",
+    "database_url",
+    "display_url",
+    "hash_password",
+    "issue_variant",
+    "list_users",
+    "load_variant",
+    "make_engine",
+    "make_session_factory",
+    "next_mastery",
+    "progress_for",
+    "recent_history",
+    "record_quiz_answer",
+    "record_review",
+    "record_submission",
+    "validate_password",
+    "verify_password",
+]

@@ -1,0 +1,73 @@
+"""Alembic, driven from Python: ``quizsvc db upgrade`` and the tests use these.
+
+The Alembic environment is the repository's ``migrations/`` (found next to the quizsvc
+package, so any working directory works; ``QUIZSVC_MIGRATIONS_DIR`` points elsewhere,
+e.g. for an install that is not an editable checkout).  The database URL reaches
+``migrations/env.py`` through ``Config.attributes``, never through the ini parser.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine
+
+from quizsvc.store.db import database_url, make_engine, normalize_url
+from quizsvc.store.errors import StoreError
+
+REPOSITORY_MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+
+
+def migrations_dir() -> Path:
+    configured = os.environ.get("QUIZSVC_MIGRATIONS_DIR", "").strip()
+    directory = Path(configured).expanduser().resolve() if configured else REPOSITORY_MIGRATIONS_DIR
+    if not (directory / "env.py").is_file():
+        raise StoreError(
+            f"no Alembic environment at {directory} (set QUIZSVC_MIGRATIONS_DIR to the"
+            " repository's migrations/ directory)"
+        )
+    return directory
+
+
+def alembic_config(url: str | None = None) -> Config:
+    """A Config for ``migrations/`` and ``url`` (default: ``DATABASE_URL`` or SQLite)."""
+    config = Config()
+    # ConfigParser interpolates '%', so a path containing one must be escaped.
+    config.set_main_option("script_location", str(migrations_dir()).replace("%", "%%"))
+    config.attributes["database_url"] = normalize_url(url or database_url())
+    return config
+
+
+def upgrade(url: str | None = None, revision: str = "head") -> None:
+    command.upgrade(alembic_config(url), revision)
+
+
+def downgrade(url: str | None = None, revision: str = "base") -> None:
+    command.downgrade(alembic_config(url), revision)
+
+
+def head_revisions() -> tuple[str, ...]:
+    return tuple(ScriptDirectory.from_config(alembic_config("sqlite://")).get_heads())
+
+
+def current_revisions(engine: Engine) -> tuple[str, ...]:
+    with engine.connect() as connection:
+        return tuple(MigrationContext.configure(connection).get_current_heads())
+
+
+def is_up_to_date(engine: Engine) -> bool:
+    return set(current_revisions(engine)) == set(head_revisions())
+
+
+def require_up_to_date(url: str | None = None) -> Engine:
+    """An engine for ``url``, or StoreError if its schema is not at the latest migration."""
+    engine = make_engine(url)
+    if not is_up_to_date(engine):
+        engine.dispose()
+        raise StoreError("the database is not at the latest migration: run `quizsvc db upgrade`")
+    return engine

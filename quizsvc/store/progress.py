@@ -1,0 +1,187 @@
+"""Per-skill progress: the update done inside each graded write, and the reading queries.
+
+Mastery is an exponentially weighted recent score.  It starts at 0 and every graded
+attempt on the skill moves it halfway to that attempt's score (after the attempts
+penalty):
+
+    mastery = (1 - MASTERY_WEIGHT) * mastery + MASTERY_WEIGHT * score,  MASTERY_WEIGHT = 0.5
+
+so scores 1.0, 1.0, 0.5 give 0.5, 0.75, 0.625; the latest attempt weighs 1/2, the one
+before 1/4, and so on, and a skill needs a run of good answers to get near 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Select, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from quizsvc.store.models import DrillVariant, QuizAnswer, SkillProgressRecord, Submission
+
+MASTERY_WEIGHT = 0.5
+
+
+def next_mastery(mastery: float, score: float) -> float:
+    return (1.0 - MASTERY_WEIGHT) * mastery + MASTERY_WEIGHT * score
+
+
+@dataclass(frozen=True)
+class SkillProgress:
+    skill: str
+    attempts: int
+    best_score: float
+    last_score: float
+    mastery: float
+    last_activity: datetime
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One graded (or waiting) answer: ``kind`` is "drill" or "quiz".
+
+    For a drill, ``record_id`` is the submission's id and ``variant_id`` is set; for a
+    quiz answer it is the answer's id.  ``score`` is None for an open answer awaiting
+    review.
+    """
+
+    kind: str
+    record_id: int
+    question_id: str
+    skill: str | None
+    attempt: int
+    score: float | None
+    at: datetime
+    variant_id: int | None = None
+
+
+def update_progress(
+    session: Session, *, learner_id: int, skill: str, score: float, now: datetime
+) -> None:
+    """Count one attempt of ``score`` on ``skill``; called inside a write transaction.
+
+    The row is created if missing (INSERT ... ON CONFLICT DO NOTHING, so two first
+    attempts at once cannot collide) and then locked (FOR UPDATE on PostgreSQL; SQLite's
+    BEGIN IMMEDIATE already serialises writers).
+    """
+    dialect = session.get_bind().dialect.name
+    if dialect in ("sqlite", "postgresql"):
+        insert = sqlite_insert if dialect == "sqlite" else postgresql_insert
+        session.execute(
+            insert(SkillProgressRecord)
+            .values(
+                learner_id=learner_id,
+                skill=skill,
+                attempts=0,
+                best_score=0.0,
+                last_score=0.0,
+                mastery=0.0,
+                last_activity=now,
+            )
+            .on_conflict_do_nothing(index_elements=["learner_id", "skill"])
+        )
+    row = session.scalar(
+        select(SkillProgressRecord)
+        .where(SkillProgressRecord.learner_id == learner_id, SkillProgressRecord.skill == skill)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    if row is None:  # another database: no ON CONFLICT
+        row = SkillProgressRecord(
+            learner_id=learner_id,
+            skill=skill,
+            attempts=0,
+            best_score=0.0,
+            last_score=0.0,
+            mastery=0.0,
+            last_activity=now,
+        )
+        session.add(row)
+    row.attempts += 1
+    row.last_score = score
+    row.best_score = max(row.best_score, score)
+    row.mastery = next_mastery(row.mastery, score)
+    row.last_activity = now
+    session.flush()
+
+
+def progress_query(learner_id: int) -> Select[tuple[SkillProgressRecord]]:
+    # Served by uq_skill_progress_learner_id_skill (learner_id, skill): no sort needed.
+    return (
+        select(SkillProgressRecord)
+        .where(SkillProgressRecord.learner_id == learner_id)
+        .order_by(SkillProgressRecord.skill)
+    )
+
+
+def progress_for(session: Session, learner_id: int) -> list[SkillProgress]:
+    """The learner's progress on every skill they have attempted, by skill (one query)."""
+    return [
+        SkillProgress(
+            skill=row.skill,
+            attempts=row.attempts,
+            best_score=row.best_score,
+            last_score=row.last_score,
+            mastery=row.mastery,
+            last_activity=row.last_activity,
+        )
+        for row in session.scalars(progress_query(learner_id))
+    ]
+
+
+def submission_history_query(learner_id: int, limit: int) -> Select:
+    # Served by ix_submissions_learner_id_submitted_at, joined on the variants' primary key.
+    return (
+        select(
+            Submission.id,
+            DrillVariant.question_id,
+            DrillVariant.skill,
+            Submission.attempt,
+            Submission.score,
+            Submission.submitted_at,
+            Submission.variant_id,
+        )
+        .join(DrillVariant, DrillVariant.id == Submission.variant_id)
+        .where(Submission.learner_id == learner_id)
+        .order_by(Submission.submitted_at.desc(), Submission.id.desc())
+        .limit(limit)
+    )
+
+
+def quiz_history_query(learner_id: int, limit: int) -> Select:
+    # Served by ix_quiz_answers_learner_id_answered_at.
+    return (
+        select(
+            QuizAnswer.id,
+            QuizAnswer.question_id,
+            QuizAnswer.skill,
+            QuizAnswer.attempt,
+            QuizAnswer.score,
+            QuizAnswer.answered_at,
+        )
+        .where(QuizAnswer.learner_id == learner_id)
+        .order_by(QuizAnswer.answered_at.desc(), QuizAnswer.id.desc())
+        .limit(limit)
+    )
+
+
+def recent_history(session: Session, learner_id: int, *, limit: int = 20) -> list[HistoryEntry]:
+    """The learner's latest ``limit`` drill submissions and quiz answers, newest first.
+
+    Two queries, whatever the number of entries.
+    """
+    if limit < 1:
+        return []
+    entries = [
+        HistoryEntry("drill", row[0], row[1], row[2], row[3], row[4], row[5], variant_id=row[6])
+        for row in session.execute(submission_history_query(learner_id, limit))
+    ]
+    entries += [
+        HistoryEntry("quiz", row[0], row[1], row[2], row[3], row[4], row[5])
+        for row in session.execute(quiz_history_query(learner_id, limit))
+    ]
+    entries.sort(key=lambda entry: (entry.at, entry.kind, entry.record_id), reverse=True)
+    return entries[:limit]

@@ -1,0 +1,116 @@
+"""Users: creation with a hashed password, listing, and password checks."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from quizsvc.store.errors import DuplicateUser, InvalidPassword, InvalidUser
+from quizsvc.store.models import ROLES, User
+from quizsvc.store.transactions import write_transaction
+
+MIN_PASSWORD_LENGTH = 8
+MAX_PASSWORD_LENGTH = 1024
+# Lower case only, so "Alice" and "alice" can never be two different accounts.
+USER_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+
+# Hashed once, so that checking a password for an unknown user costs what a known one does.
+_DUMMY_HASH: str | None = None
+
+
+def validate_user_name(name: str) -> str:
+    if not isinstance(name, str) or not USER_NAME_PATTERN.fullmatch(name):
+        raise InvalidUser(
+            f"invalid user name {name!r}: use 1 to 64 lower-case letters, digits, '.', '_'"
+            " or '-', starting with a letter or digit"
+        )
+    return name
+
+
+def validate_password(password: str) -> str:
+    if not isinstance(password, str) or not password:
+        raise InvalidPassword("the password is empty")
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise InvalidPassword(
+            f"the password is too short: use at least {MIN_PASSWORD_LENGTH} characters"
+        )
+    if len(password) > MAX_PASSWORD_LENGTH:
+        raise InvalidPassword(f"the password is longer than {MAX_PASSWORD_LENGTH} characters")
+    return password
+
+
+def hash_password(password: str) -> str:
+    """Werkzeug's default salted hash (scrypt), after :func:`validate_password`."""
+    return generate_password_hash(validate_password(password))
+
+
+def verify_password(password_hash: str, password: str) -> bool:
+    """True if ``password`` matches ``password_hash`` (a :func:`hash_password` result)."""
+    if not isinstance(password, str) or not password_hash:
+        return False
+    return check_password_hash(password_hash, password)
+
+
+def user_exists(session: Session, name: str) -> bool:
+    return session.scalar(select(User.id).where(User.name == name)) is not None
+
+
+def create_user(
+    session: Session,
+    *,
+    name: str,
+    role: str,
+    password: str,
+    display_name: str | None = None,
+    now: datetime | None = None,
+) -> User:
+    """Create and commit a user; ``display_name`` defaults to ``name``.
+
+    Raises InvalidUser (bad name or role), DuplicateUser or InvalidPassword.
+    """
+    validate_user_name(name)
+    if role not in ROLES:
+        raise InvalidUser(f"invalid role {role!r}: use one of {', '.join(ROLES)}")
+    display_name = name if display_name is None else display_name.strip()
+    if not display_name or len(display_name) > 200:
+        raise InvalidUser("the display name must have 1 to 200 characters")
+    password_hash = hash_password(password)
+    with write_transaction(session):
+        if user_exists(session, name):
+            raise DuplicateUser(f"a user named {name!r} already exists")
+        user = User(
+            name=name,
+            display_name=display_name,
+            role=role,
+            password_hash=password_hash,
+            created_at=now or datetime.now(UTC),
+        )
+        session.add(user)
+        try:
+            session.flush()
+        except IntegrityError:
+            # Someone created the same name between our check and our insert.
+            raise DuplicateUser(f"a user named {name!r} already exists") from None
+    return user
+
+
+def list_users(session: Session) -> list[User]:
+    """Every user, by name."""
+    return list(session.scalars(select(User).order_by(User.name)))
+
+
+def authenticate(session: Session, name: str, password: str) -> User | None:
+    """The user if ``password`` is theirs, else None (taking as long either way)."""
+    global _DUMMY_HASH
+    user = session.scalar(select(User).where(User.name == name))
+    if user is None:
+        if _DUMMY_HASH is None:
+            _DUMMY_HASH = generate_password_hash("not a password of anyone")
+        verify_password(_DUMMY_HASH, password)
+        return None
+    return user if verify_password(user.password_hash, password) else None

@@ -1,0 +1,179 @@
+"""Quiz answers and open-answer reviews."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from quizsvc.store import (
+    AttemptsExhausted,
+    IdempotencyConflict,
+    NotAllowed,
+    NotFound,
+    OpenAnswerReview,
+    QuizAnswer,
+    answers_awaiting_review,
+    progress_for,
+    record_quiz_answer,
+    record_review,
+)
+
+T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # as in conftest.py
+
+
+def choose(session, learner, key, choices, score, **kw):
+    arguments = {"question_id": "softmax-sum", "content_version": "v1", "now": T0} | kw
+    return record_quiz_answer(
+        session,
+        learner_id=learner,
+        idempotency_key=key,
+        choices=choices,
+        score=score,
+        **arguments,
+    )
+
+
+def write_open(session, learner, key="open", text="scale by 1/sqrt(d_k)", **kw):
+    arguments = {"question_id": "why-scale", "content_version": "v1", "now": T0} | kw
+    return record_quiz_answer(
+        session, learner_id=learner, idempotency_key=key, text=text, **arguments
+    )
+
+
+def test_choice_answers_are_numbered_per_question(session, learner):
+    first = choose(session, learner, "a", ["b"], 0.0)
+    second = choose(session, learner, "b", ["a"], 1.0)
+    other = choose(session, learner, "c", ["a", "c"], 0.5, question_id="which-masks")
+    assert [(r.attempt, r.score) for r in (first, second, other)] == [(1, 0.0), (2, 1.0), (1, 0.5)]
+    stored = session.scalars(select(QuizAnswer).order_by(QuizAnswer.id)).all()
+    assert [a.choices for a in stored] == [["b"], ["a"], ["a", "c"]]
+    assert all(a.text is None for a in stored)
+
+
+def test_quiz_attempts_are_limited_when_asked(session, learner):
+    choose(session, learner, "a", ["b"], 0.0, attempts_allowed=2)
+    choose(session, learner, "b", ["b"], 0.0, attempts_allowed=2)
+    with pytest.raises(AttemptsExhausted):
+        choose(session, learner, "c", ["a"], 1.0, attempts_allowed=2)
+    assert session.scalar(select(func.count()).select_from(QuizAnswer)) == 2
+
+
+def test_quiz_answers_are_idempotent(session, learner):
+    first = choose(session, learner, "k", ["a"], 1.0, skill="softmax")
+    again = choose(session, learner, "k", ["a"], 1.0, skill="softmax")
+    assert again == first and again.replayed
+    with pytest.raises(IdempotencyConflict):
+        choose(session, learner, "k", ["b"], 0.0)
+    assert session.scalar(select(func.count()).select_from(QuizAnswer)) == 1
+    assert progress_for(session, learner)[0].attempts == 1
+
+
+def test_a_scored_answer_with_a_skill_counts_in_progress(session, learner):
+    choose(session, learner, "a", ["a"], 1.0, skill="softmax")
+    choose(session, learner, "b", ["a"], 0.5, skill="softmax")
+    choose(session, learner, "c", ["a"], 1.0)  # no skill: no progress
+    (softmax,) = progress_for(session, learner)
+    assert (softmax.attempts, softmax.mastery) == (2, pytest.approx(0.5))
+
+
+def test_an_open_answer_waits_for_review(session, learner):
+    answer = write_open(session, learner, suggested_score=0.5, skill="scaling")
+    assert answer.awaiting_review and answer.score is None
+    assert answer.suggested_score == 0.5
+    assert [a.answer_id for a in answers_awaiting_review(session)] == [answer.answer_id]
+    assert progress_for(session, learner) == []
+
+
+def test_an_instructor_review_scores_the_answer_once_in_progress(session, learner, instructor):
+    answer = write_open(session, learner, suggested_score=0.5, skill="scaling")
+    first = record_review(
+        session,
+        answer_id=answer.answer_id,
+        reviewer_id=instructor,
+        confirmed_score=1.0,
+        comment="complete",
+        now=T0 + timedelta(hours=1),
+    )
+    assert first.first_review and first.suggested_score == 0.5 and first.confirmed_score == 1.0
+    second = record_review(
+        session, answer_id=answer.answer_id, reviewer_id=instructor, confirmed_score=0.75
+    )
+    assert not second.first_review
+    session.rollback()
+    stored = session.get(QuizAnswer, answer.answer_id)
+    assert stored.score == 0.75  # the latest review wins
+    reviews = session.scalars(select(OpenAnswerReview).order_by(OpenAnswerReview.id)).all()
+    assert [(r.confirmed_score, r.comment, r.reviewer_id) for r in reviews] == [
+        (1.0, "complete", instructor),
+        (0.75, "", instructor),
+    ]
+    assert reviews[0].reviewed_at == T0 + timedelta(hours=1)
+    (scaling,) = progress_for(session, learner)
+    assert (scaling.attempts, scaling.last_score, scaling.mastery) == (1, 1.0, 0.5)
+    assert answers_awaiting_review(session) == []
+
+
+def test_only_instructors_review_and_only_open_answers(session, learner, other_learner, instructor):
+    answer = write_open(session, learner)
+    with pytest.raises(NotAllowed, match="not an instructor"):
+        record_review(
+            session, answer_id=answer.answer_id, reviewer_id=other_learner, confirmed_score=1.0
+        )
+    choice = choose(session, learner, "c", ["a"], 1.0)
+    with pytest.raises(NotAllowed, match="not an open answer"):
+        record_review(
+            session, answer_id=choice.answer_id, reviewer_id=instructor, confirmed_score=1.0
+        )
+    with pytest.raises(NotFound):
+        record_review(session, answer_id=999, reviewer_id=instructor, confirmed_score=1.0)
+    with pytest.raises(ValueError):
+        record_review(
+            session, answer_id=answer.answer_id, reviewer_id=instructor, confirmed_score=1.1
+        )
+    assert session.scalar(select(func.count()).select_from(OpenAnswerReview)) == 0
+
+
+def test_an_answer_is_choices_or_text(session, learner):
+    with pytest.raises(ValueError, match="exactly one"):
+        record_quiz_answer(
+            session,
+            learner_id=learner,
+            question_id="q",
+            content_version="v1",
+            idempotency_key="k",
+        )
+    with pytest.raises(ValueError, match="needs its score"):
+        choose(session, learner, "k", ["a"], None)
+    with pytest.raises(NotFound):
+        choose(session, 999, "k", ["a"], 1.0)
+
+
+def test_the_database_itself_refuses_an_answer_with_neither_choices_nor_text(session, learner):
+    choose(session, learner, "a", ["a"], 1.0)  # creates content version 1
+    session.add(
+        QuizAnswer(
+            learner_id=learner,
+            question_id="q",
+            content_version_id=1,
+            attempt=1,
+            idempotency_key="raw",
+            choices=None,
+            text=None,
+            answered_at=T0,
+        )
+    )
+    with pytest.raises(IntegrityError):
+        session.flush()
+    session.rollback()
+    answer = write_open(session, learner, key="open")
+    stored = session.get(QuizAnswer, answer.answer_id)
+    assert stored.choices is None  # SQL NULL, not the JSON text 'null'
+    assert (
+        session.scalar(
+            select(func.count()).select_from(QuizAnswer).where(QuizAnswer.choices.is_(None))
+        )
+        == 1
+    )

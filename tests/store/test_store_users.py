@@ -1,0 +1,69 @@
+"""Users: hashed passwords, validation, duplicates."""
+
+from __future__ import annotations
+
+import pytest
+
+from quizsvc.store import (
+    DuplicateUser,
+    InvalidPassword,
+    InvalidUser,
+    authenticate,
+    create_user,
+    list_users,
+    verify_password,
+)
+
+
+def test_a_user_is_stored_with_a_salted_hash_not_the_password(session):
+    user = create_user(
+        session, name="ada", role="instructor", password="analytical engine", display_name="Ada"
+    )
+    session.expire_all()
+    assert (user.name, user.role, user.display_name) == ("ada", "instructor", "Ada")
+    assert "analytical engine" not in user.password_hash
+    assert user.password_hash.startswith(("scrypt:", "pbkdf2:"))
+    assert verify_password(user.password_hash, "analytical engine")
+    assert not verify_password(user.password_hash, "analytical engin")
+    assert user.created_at.tzinfo is not None
+    other = create_user(session, name="bob", role="student", password="analytical engine")
+    assert other.password_hash != user.password_hash  # salted
+    assert other.display_name == "bob"
+
+
+def test_authenticate(session):
+    create_user(session, name="ada", role="student", password="analytical engine")
+    assert authenticate(session, "ada", "analytical engine").name == "ada"
+    assert authenticate(session, "ada", "wrong password") is None
+    assert authenticate(session, "nobody", "analytical engine") is None
+
+
+def test_duplicate_names_are_refused(session):
+    create_user(session, name="ada", role="student", password="analytical engine")
+    with pytest.raises(DuplicateUser, match="already exists"):
+        create_user(session, name="ada", role="instructor", password="another password")
+    assert [u.role for u in list_users(session)] == ["student"]
+
+
+@pytest.mark.parametrize("password", ["", "short", "1234567"])
+def test_empty_and_short_passwords_are_refused(session, password):
+    with pytest.raises(InvalidPassword):
+        create_user(session, name="ada", role="student", password=password)
+    assert list_users(session) == []
+
+
+@pytest.mark.parametrize("name", ["", "Ada", "ada lovelace", "-ada", "a" * 65, "ada/1"])
+def test_bad_names_are_refused(session, name):
+    with pytest.raises(InvalidUser, match="invalid user name"):
+        create_user(session, name=name, role="student", password="analytical engine")
+
+
+def test_bad_roles_are_refused(session):
+    with pytest.raises(InvalidUser, match="invalid role"):
+        create_user(session, name="ada", role="admin", password="analytical engine")
+
+
+def test_users_are_listed_by_name(session, add_user):
+    for name in ("carol", "ada", "bob"):
+        add_user(name)
+    assert [u.name for u in list_users(session)] == ["ada", "bob", "carol"]
