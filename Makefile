@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench clean
+.PHONY: run test bench example clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -19,13 +19,23 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	touch $@
 
 run: $(VENV)/.installed-run
+	@mkdir -p instance
+	@test -s instance/secret_key || \
+		(umask 077 && $(BIN)/python -c 'import secrets; print(secrets.token_hex(32))' > instance/secret_key)
 	$(BIN)/quizsvc db upgrade
-	$(BIN)/quizsvc chapter
+	$(BIN)/quizsvc content validate
+	$(BIN)/quizsvc user demo
+	@echo "serving on http://127.0.0.1:8000 (Ctrl-C stops)"
+	QUIZSVC_SECRET_KEY="$$(cat instance/secret_key)" $(BIN)/gunicorn --bind 127.0.0.1:8000 \
+		--workers 2 --access-logfile - 'quizsvc.web:create_app()'
 
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
+
+example: $(VENV)/.installed-run
+	$(BIN)/quizsvc chapter
 
 bench: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/engine.py

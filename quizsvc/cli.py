@@ -61,18 +61,72 @@ def validate_content(directory: Path | None) -> None:
     Prints each problem as FILE:LINE: PATH: MESSAGE and exits with status 1 if there
     is any; otherwise prints a summary of the bank.
     """
+    directory = directory or DEFAULT_CONTENT_DIR
+    bank = _load_bank_or_exit(directory)
+    click.echo(_bank_summary(bank, directory))
+
+
+def _load_bank_or_exit(directory: Path) -> Bank:
+    """The bank in ``directory``; if it does not load, print its errors and exit with 1."""
     from quizsvc.bank import BankError, load_bank
 
-    directory = directory or DEFAULT_CONTENT_DIR
     try:
-        bank = load_bank(directory, _drill_kinds())
+        return load_bank(directory, _drill_kinds())
     except BankError as exc:
         for error in exc.errors:
             click.echo(str(error))
         # The count goes to stderr so stdout stays one error per line for tools.
         click.echo(f"{len(exc.errors)} content error(s) in {directory}", err=True)
         raise SystemExit(1) from None
-    click.echo(_bank_summary(bank, directory))
+
+
+@content.command("test")
+@click.argument(
+    "directory",
+    metavar="[DIR]",
+    required=False,
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+)
+@click.option(
+    "--seeds",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="Seeds per drill question (0, 1, ..., N-1).",
+)
+def test_content(directory: Path | None, seeds: int) -> None:
+    """Self-test every numeric and drill question of the bank in DIR (default: content/).
+
+    The expected answer must grade 100%, an answer with a few cells off by a plausible
+    mistake must lose exactly those cells, and malformed answers must be rejected; drills
+    are tested for several seeds.  Prints one line per question (failures indented below
+    it) and a summary; exits with status 1 if any check fails, or, listing its errors as
+    `content validate` does, if the bank does not load.
+    """
+    from quizsvc.selftest import run_selftest
+
+    directory = directory or DEFAULT_CONTENT_DIR
+    bank = _load_bank_or_exit(directory)
+    report = run_selftest(bank, seeds=tuple(range(seeds)))
+    width = max((len(question.question_id) for question in report.questions), default=0)
+    for question in report.questions:
+        what = question.question_type + (f" {question.kind}" if question.kind else "")
+        seeds_text = f", {len(question.seeds)} seeds" if question.seeds else ""
+        if question.passed:
+            status = f"{len(question.checks)} checks{seeds_text}"
+            click.echo(f"ok    {question.question_id:<{width}}  {what}: {status}")
+        else:
+            status = f"{len(question.failures)} of {len(question.checks)} checks failed"
+            click.echo(
+                f"FAIL  {question.question_id:<{width}}  {what} at {question.source}: {status}"
+            )
+            for check in question.failures:
+                click.echo(f"      {check}")
+        for note in question.notes:
+            click.echo(f"      note: {note}")
+    click.echo(f"content test: {report.summary()}")
+    if not report.passed:
+        raise SystemExit(1)
 
 
 @main.command()
@@ -149,6 +203,32 @@ def _password_from_env_or_prompt() -> str:
         )
     validate_password(password)
     return password
+
+
+DEMO_USERS = (("demo-student", "student"), ("demo-instructor", "instructor"))
+
+
+@user.command("demo")
+def user_demo() -> None:
+    """Create the demo student and instructor (or give them new passwords) and print them."""
+    import secrets
+
+    from quizsvc.store import create_user, make_session_factory, set_password
+    from quizsvc.store.migrate import require_up_to_date
+    from quizsvc.store.users import user_exists
+
+    try:
+        sessions = make_session_factory(require_up_to_date())
+        for name, role in DEMO_USERS:
+            password = secrets.token_urlsafe(9)
+            with sessions() as session:
+                if user_exists(session, name):
+                    set_password(session, name, password)
+                else:
+                    create_user(session, name=name, role=role, password=password)
+            click.echo(f"demo {role}: user {name}, password {password}")
+    except _database_errors() as exc:
+        _fail(str(exc).splitlines()[0])
 
 
 @user.command("create")

@@ -43,6 +43,7 @@ from quizsvc.store.progress import (
     progress_for,
     recent_history,
 )
+from quizsvc.store.queries import AnsweredQuestion, latest_quiz_answers, variant_submissions
 from quizsvc.store.records import (
     IssuedVariant,
     QuizAnswerResult,
@@ -61,7 +62,11 @@ from quizsvc.store.users import (
     authenticate,
     create_user,
     hash_password,
+    issue_api_token,
     list_users,
+    set_password,
+    user_by_api_token,
+    user_by_id,
     validate_password,
     verify_password,
 )
@@ -71,6 +76,7 @@ __all__ = [
     "MASTERY_WEIGHT",
     "MIN_PASSWORD_LENGTH",
     "ROLES",
+    "AnsweredQuestion",
     "AttemptsExhausted",
     "Base",
     "ContentVersion",
@@ -102,7 +108,9 @@ __all__ = [
     "database_url",
     "display_url",
     "hash_password",
+    "issue_api_token",
     "issue_variant",
+    "latest_quiz_answers",
     "list_users",
     "load_variant",
     "make_engine",
@@ -113,6 +121,10 @@ __all__ = [
     "record_quiz_answer",
     "record_review",
     "record_submission",
+    "set_password",
+    "user_by_api_token",
+    "user_by_id",
     "validate_password",
+    "variant_submissions",
     "verify_password",
 ]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+import secrets
 from datetime import UTC, datetime
 
 from sqlalchemy import select
@@ -114,3 +116,39 @@ def authenticate(session: Session, name: str, password: str) -> User | None:
         verify_password(_DUMMY_HASH, password)
         return None
     return user if verify_password(user.password_hash, password) else None
+
+
+def user_by_id(session: Session, user_id: int) -> User | None:
+    return session.get(User, user_id)
+
+
+def _token_digest(token: str) -> str:
+    # A token is 256 random bits, so a fast digest is enough: nothing to brute-force, and the
+    # lookup by digest stays an indexed equality.
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def issue_api_token(session: Session, name: str) -> str:
+    """A new API token for the user (replacing any earlier one); only its digest is stored."""
+    with write_transaction(session):
+        user = session.scalar(select(User).where(User.name == name))
+        if user is None:
+            raise InvalidUser(f"no user named {name!r}")
+        token = secrets.token_urlsafe(32)
+        user.api_token_hash = _token_digest(token)
+    return token
+
+
+def user_by_api_token(session: Session, token: str) -> User | None:
+    if not token:
+        return None
+    return session.scalar(select(User).where(User.api_token_hash == _token_digest(token)))
+
+
+def set_password(session: Session, name: str, password: str) -> None:
+    validate_password(password)
+    with write_transaction(session):
+        user = session.scalar(select(User).where(User.name == name))
+        if user is None:
+            raise InvalidUser(f"no user named {name!r}")
+        user.password_hash = hash_password(password)

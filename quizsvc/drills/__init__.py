@@ -1,0 +1,24 @@
+"""Randomized numeric drills: a drill kind turns (seed, params) into a ``Variant``.
+
+Pure domain code: imports the engine, NumPy, pydantic and the grading core's
+``Tolerance``; no web framework, no database, no question bank.  Every variant's answer
+and worked solution come from a real engine computation on the small hand-friendly
+numbers the learner is given, and the same (kind, seed, params) always gives the same
+variant.
+
+    from quizsvc.drills import generate_variant
+    variant = generate_variant("score_row", seed=7, params={"n": 3})
+"""
+
+from quizsvc.drills.registry import DRILL_KINDS, DrillKind, drill_param_models, generate_variant
+from quizsvc.drills.variant import Step, Tensor, Variant
+
+__all__ = [
+    "DRILL_KINDS",
+    "DrillKind",
+    "Step",
+    "Tensor",
+    "Variant",
+    "drill_param_models",
+    "generate_variant",
+]

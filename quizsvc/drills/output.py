@@ -1,0 +1,213 @@
+"""Drills on the decoder's output (section 8): the teacher-forcing loss and greedy decoding."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.config import TransformerConfig
+from engine.layers import softmax
+from engine.model import cross_entropy, teacher_forcing_batch
+from quizsvc.drills.params import GreedyNextTokenParams, TeacherForcingLossParams
+from quizsvc.drills.sampling import Rng, tenths
+from quizsvc.drills.text import DECODER_TOKENS, Draft, num, row, scalar, step, text, vector
+from quizsvc.drills.variant import Tensor
+from quizsvc.grading import Tolerance
+
+# The engine's special ids (TransformerConfig defaults), then the chapter's target words.
+VOCABULARY = ("<pad>", "<s>", "<eos>", "I", "love", "you", "me", "we")
+PAD, BOS, EOS = 0, 1, 2
+FIRST_WORD = 3
+
+# A token id is right or wrong.
+EXACT = Tolerance(atol=0.0, rtol=0.0)
+# A sum of up to four losses each rounded to two decimals can be 0.02 off.
+SUM_TOLERANCE = Tolerance(atol=0.02)
+
+
+def _vocabulary(size: int) -> tuple[str, ...]:
+    return VOCABULARY[:size]
+
+
+def _config(vocab_size: int) -> TransformerConfig:
+    return TransformerConfig(
+        src_vocab_size=vocab_size,
+        tgt_vocab_size=vocab_size,
+        d_model=2,
+        n_heads=1,
+        d_ff=1,
+        n_encoder_layers=0,
+        n_decoder_layers=0,
+        pad_id=PAD,
+        bos_id=BOS,
+        eos_id=EOS,
+    )
+
+
+def _probability_row(rng: Rng, vocab_size: int, label: int) -> np.ndarray:
+    """A predicted distribution in hundredths: the label gets 0.10-0.90, every other id at
+    least 0.01 (so no log is -inf), and the row adds up to exactly 100 hundredths."""
+    label_share = int(rng.integers(10, 91))
+    others = vocab_size - 1
+    spread = rng.multinomial(100 - label_share - others, np.full(others, 1.0 / others)) + 1
+    shares = np.insert(spread, label, label_share)
+    return shares / 100.0
+
+
+def teacher_forcing_loss(rng: Rng, p: TeacherForcingLossParams) -> Draft:
+    vocab = _vocabulary(p.vocab_size)
+    config = _config(p.vocab_size)
+    words = np.arange(FIRST_WORD, p.vocab_size)
+    # Distinct words when the vocabulary has enough, so each label is a different column.
+    distinct = len(words) >= p.target_length
+    target = [int(i) for i in rng.choice(words, size=p.target_length, replace=not distinct)]
+    batch = teacher_forcing_batch([target], config)  # decoder input <s>+target, labels target+<eos>
+    decoder_input, labels = batch.decoder_input[0], batch.labels[0]
+    steps = len(labels)
+    probs = np.stack([_probability_row(rng, p.vocab_size, int(label)) for label in labels])
+    position = p.position
+    if p.reduction == "position" and position is None:
+        position = int(rng.integers(steps))
+
+    # The drill shows the model's predicted distributions; the engine's loss takes logits,
+    # and log p are logits whose softmax is p (each row of p adds up to 1).
+    logits = np.log(probs)[None]  # (1, steps, vocab)
+    per_position = np.array(
+        [
+            cross_entropy(logits[:, t : t + 1], labels[None, t : t + 1], config.pad_id)
+            for t in range(steps)
+        ]
+    )
+    mean = cross_entropy(logits, labels[None], config.pad_id)
+    if p.reduction == "mean":
+        loss = mean
+    elif p.reduction == "sum":
+        loss = float(per_position.sum())
+    else:
+        loss = float(per_position[position])
+
+    input_tokens = tuple(vocab[i] for i in decoder_input)
+    rows = tuple(f"pos {t} {token}" for t, token in enumerate(input_tokens))
+    columns = tuple(f"{i} {word}" for i, word in enumerate(vocab))
+    target_words = " ".join(vocab[i] for i in target)
+    given = (
+        Tensor("target", np.array([target], dtype=float), ("target",), tuple(target_words.split())),
+        Tensor("P", probs, rows, columns),
+    )
+    answer = scalar("Loss", loss, "Loss")
+    vocab_text = ", ".join(f"{i} = {word}" for i, word in enumerate(vocab))
+    ask_zh = {
+        "mean": f"所有 {steps} 个位置的平均交叉熵（即 Loss）",
+        "sum": f"所有 {steps} 个位置的交叉熵之和（章节中的“所有位置的预测误差之和”）",
+        "position": f"位置 {position} 的交叉熵",
+    }[p.reduction]
+    ask_en = {
+        "mean": f"the mean cross-entropy over all {steps} positions (the loss)",
+        "sum": f"the sum of the cross-entropies of all {steps} positions (the chapter's "
+        "“sum of every position's error”)",
+        "position": f"the cross-entropy at position {position}",
+    }[p.reduction]
+    prompt = text(
+        f"词表：{vocab_text}。训练时目标句子为 “{target_words}”（ID `{target}`）。"
+        "用 Teacher Forcing 时，Decoder 的输入是 `<s>` + 目标句子，每个位置预测下一个 token"
+        "（最后一个位置预测 `<eos>`）。表 P 的第 t 行是模型在位置 t 预测的概率分布。"
+        f"用自然对数计算{ask_zh}：每个位置的交叉熵是 `-ln p(正确的下一个 token)`。",
+        f"Vocabulary: {vocab_text}. The training target is “{target_words}” (ids "
+        f"`{target}`). With teacher forcing the decoder input is `<s>` + the target, and "
+        "every position predicts the next token (the last one predicts `<eos>`). Row t of "
+        "the table P is the model's predicted distribution at position t. Using the natural "
+        f"logarithm, compute {ask_en}: a position's cross-entropy is "
+        "`-ln p(correct next token)`.",
+    )
+    picked = probs[np.arange(steps), labels]
+    label_words = tuple(vocab[i] for i in labels)
+    sequences = Tensor(
+        "teacher forcing",
+        np.stack([decoder_input, labels]).astype(float),
+        ("decoder input", "label"),
+        tuple(f"pos {t}" for t in range(steps)),
+    )
+    pairs = ", ".join(f"{a}→{b}" for a, b in zip(input_tokens, label_words, strict=True))
+    reduce_zh = {
+        "mean": f"取平均：`({' + '.join(num(v) for v in per_position)}) / {steps} = {num(loss)}`。",
+        "sum": f"求和：`{' + '.join(num(v) for v in per_position)} = {num(loss)}`。",
+        "position": f"位置 {position} 的值即答案：`{num(loss)}`。",
+    }[p.reduction]
+    reduce_en = {
+        "mean": f"Average: `({' + '.join(num(v) for v in per_position)}) / {steps} = {num(loss)}`.",
+        "sum": f"Sum: `{' + '.join(num(v) for v in per_position)} = {num(loss)}`.",
+        "position": f"Position {position}'s value is the answer: `{num(loss)}`.",
+    }[p.reduction]
+    solution = (
+        step(
+            "错开一位",
+            "Shift by one",
+            f"Decoder 输入与标签错开一位：{pairs}。",
+            f"The decoder input and the labels are shifted by one: {pairs}.",
+            sequences,
+        ),
+        step(
+            "取出正确 token 的概率",
+            "Pick the probability of the correct token",
+            f"每一行取标签那一列：`{vector(picked)}`。",
+            f"Take the label's column in every row: `{vector(picked)}`.",
+            Tensor("P", probs, rows, columns),
+            row("p(label)", picked, "p(label)", label_words),
+        ),
+        step(
+            "交叉熵",
+            "Cross-entropy",
+            f"`-ln p` = `{vector(per_position)}`。{reduce_zh}",
+            f"`-ln p` = `{vector(per_position)}`. {reduce_en}",
+            row("-ln p", per_position, "-ln p", label_words),
+            answer,
+        ),
+    )
+    choices = {"position": position} if p.reduction == "position" else {}
+    tolerance = SUM_TOLERANCE if p.reduction == "sum" else None
+    return Draft(prompt, given, answer, solution, tolerance=tolerance, choices=choices)
+
+
+def greedy_next_token(rng: Rng, p: GreedyNextTokenParams) -> Draft:
+    vocab = _vocabulary(p.vocab_size)
+    while True:
+        logits = tenths(rng, (p.vocab_size,), -2.0, 4.0)
+        # A tie would leave two right answers (greedy decoding's argmax takes the first), and
+        # a decoder that has started a sentence does not predict <pad> or <s> next.
+        if np.count_nonzero(logits == logits.max()) == 1 and np.argmax(logits) >= EOS:
+            break
+    probs = softmax(logits)
+    # engine.decoding.greedy_decode picks tokens[:, t + 1] = np.argmax(logits, axis=-1).
+    chosen = int(np.argmax(logits))
+
+    so_far = " ".join(DECODER_TOKENS[: p.generated + 1])
+    columns = tuple(f"{i} {word}" for i, word in enumerate(vocab))
+    logits_row = row("logits", logits, "logits", columns)
+    given = (logits_row,)
+    answer = Tensor("next token id", np.array([[chosen]]), ("id",), ("",))
+    prompt = text(
+        f"推理时 Decoder 已生成 “{so_far}”。下一个位置的输出分数（logits）如下，列名是 token "
+        "ID 和词。用贪心解码选出下一个 token，写出它的 ID（一个整数）。",
+        f"At inference time the decoder has generated “{so_far}” so far. The output scores "
+        "(logits) of the next position are given; the columns are the token ids and words. "
+        "Pick the next token with greedy decoding and write down its id (an integer).",
+    )
+    solution = (
+        step(
+            "Softmax（可选）",
+            "Softmax (optional)",
+            f"Softmax 保持大小顺序，所以概率最大的 token 就是 logit 最大的 token："
+            f"`{vector(probs, 3)}`。",
+            "The softmax keeps the order, so the most probable token is the one with the "
+            f"largest logit: `{vector(probs, 3)}`.",
+            logits_row,
+            row("p", probs, "p", columns),
+        ),
+        step(
+            "取最大值",
+            "Take the largest",
+            f"最大的 logit 是 {num(logits[chosen])}，对应 ID {chosen}（“{vocab[chosen]}”）。",
+            f"The largest logit is {num(logits[chosen])}, at id {chosen} (“{vocab[chosen]}”).",
+            answer,
+        ),
+    )
+    return Draft(prompt=prompt, given=given, answer=answer, solution=solution, tolerance=EXACT)

@@ -1,0 +1,207 @@
+"""The settings an author may give a drill in ``params:``, one pydantic model per kind.
+
+Every field has a default (the chapter's sizes: n = 3 tokens, d_model = 4, one head of
+d_k = 4, a six-word vocabulary), so ``params: {}`` is always valid.  Sizes are kept small
+enough to compute by hand.  Unknown keys are errors, and integers must be written as
+integers (``strict``): YAML's ``yes`` or ``"3"`` is a mistake, not a size.
+
+A field that is ``None`` by default (``position``, ``head``, ``which``: ``random``) is
+drawn from the seed, so learners get different positions; setting it fixes it.
+Positions and token indices count from 0 as in the chapter; heads count from 1 as in the
+chapter's "Head 1", "Head 2".
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
+
+MAX_TOKENS = 4
+
+
+def _error(message: str) -> PydanticCustomError:
+    # A custom error carries the message as is; a plain ValueError would be reported
+    # with pydantic's "Value error, " prefix in front of it.
+    return PydanticCustomError("drill_params", "{message}", {"message": message})
+
+
+def _tokens(default: int = 3) -> int:
+    return Field(default=default, ge=2, le=MAX_TOKENS, strict=True)
+
+
+def _width(default: int = 4) -> int:
+    return Field(default=default, ge=2, le=6, strict=True)
+
+
+def _optional_index() -> int | None:
+    return Field(default=None, ge=0, strict=True)
+
+
+def _require_even(value: int, what: str) -> int:
+    if value % 2:
+        raise _error(f"{what} must be even (2, 4 or 6)")
+    return value
+
+
+def _require_below(value: int | None, info: ValidationInfo, bound_field: str, what: str) -> None:
+    """``value`` indexes something of size ``info.data[bound_field]``.
+
+    The bound is only checked when it validated itself (it is then in ``info.data``).
+    """
+    bound = info.data.get(bound_field)
+    if value is not None and bound is not None and value >= bound:
+        raise _error(f"{what} must be less than {bound_field} = {bound}")
+
+
+class DrillParams(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EmbeddingPositionalParams(DrillParams):
+    vocab_size: int = Field(default=6, ge=4, le=8, strict=True)
+    n: int = _tokens()  # tokens in the sentence
+    d_model: int = _width()  # even: PE pairs sin and cos dimensions
+    position: int | None = _optional_index()  # which token's X' is asked
+
+    @field_validator("d_model")
+    @classmethod
+    def _even_width(cls, value: int) -> int:
+        return _require_even(value, "d_model")
+
+    @field_validator("position")
+    @classmethod
+    def _position_in_sentence(cls, value: int | None, info: ValidationInfo) -> int | None:
+        _require_below(value, info, "n", "position")
+        return value
+
+
+class ProjectionParams(DrillParams):
+    n: int = _tokens()
+    d_model: int = _width()
+    # Which projection to ask for; "random" draws one of the three from the seed.
+    which: Literal["q", "k", "v", "random"] = "random"
+
+
+class ScoreRowParams(DrillParams):
+    n: int = _tokens()
+    d_model: int = _width()  # d_k = d_model (one head); 4 makes √d_k = 2 as in the chapter
+    position: int | None = _optional_index()  # whose query row
+
+    @field_validator("position")
+    @classmethod
+    def _position_in_sentence(cls, value: int | None, info: ValidationInfo) -> int | None:
+        _require_below(value, info, "n", "position")
+        return value
+
+
+class SoftmaxRowParams(DrillParams):
+    n: int = _tokens()
+
+
+class MaskedRowParams(DrillParams):
+    n: int = _tokens()
+    # The decoder position i whose row is masked; drawn from 0 .. n-2 when open, so that
+    # at least one future position is masked.
+    position: int | None = _optional_index()
+
+    @field_validator("position")
+    @classmethod
+    def _position_in_sentence(cls, value: int | None, info: ValidationInfo) -> int | None:
+        _require_below(value, info, "n", "position")
+        return value
+
+
+class AttentionOutputRowParams(DrillParams):
+    n: int = _tokens()
+    d_model: int = _width()
+    position: int | None = _optional_index()  # whose weight row
+
+    @field_validator("position")
+    @classmethod
+    def _position_in_sentence(cls, value: int | None, info: ValidationInfo) -> int | None:
+        _require_below(value, info, "n", "position")
+        return value
+
+
+class MultiHeadParams(DrillParams):
+    n: int = _tokens()
+    d_model: int = _width()  # even, and divisible by n_heads
+    n_heads: int = Field(default=2, ge=1, le=3, strict=True)
+    # head_output: one head's output (n × d_k); concat_projection: the whole multi-head
+    # output Concat(head_1, ..., head_h) W_o (n × d_model).
+    part: Literal["head_output", "concat_projection"] = "concat_projection"
+    head: int | None = Field(default=None, ge=1, strict=True)  # 1-based; for head_output
+
+    @field_validator("d_model")
+    @classmethod
+    def _even_width(cls, value: int) -> int:
+        return _require_even(value, "d_model")
+
+    @field_validator("n_heads")
+    @classmethod
+    def _heads_divide_width(cls, value: int, info: ValidationInfo) -> int:
+        d_model = info.data.get("d_model")
+        if d_model is not None and d_model % value:
+            raise _error(f"d_model = {d_model} must be divisible by n_heads")
+        return value
+
+    @field_validator("head")
+    @classmethod
+    def _head_exists(cls, value: int | None, info: ValidationInfo) -> int | None:
+        n_heads = info.data.get("n_heads")
+        if value is not None and n_heads is not None and value > n_heads:
+            raise _error(f"head counts from 1 and must be at most n_heads = {n_heads}")
+        return value
+
+
+class AddNormParams(DrillParams):
+    d_model: int = _width()
+
+
+class FfnRowParams(DrillParams):
+    d_model: int = _width()
+    d_ff: int = Field(default=4, ge=2, le=8, strict=True)
+
+
+class CrossAttentionRowParams(DrillParams):
+    n: int = _tokens()  # source (encoder) tokens: the keys and values
+    target_length: int = _tokens(default=4)  # decoder tokens: <s> I love you
+    d_model: int = _width()
+    position: int | None = _optional_index()  # the decoder position asking the query
+    # output: the cross-attention output row (weights · V); weights: the weight row.
+    part: Literal["output", "weights"] = "output"
+
+    @field_validator("position")
+    @classmethod
+    def _position_in_target(cls, value: int | None, info: ValidationInfo) -> int | None:
+        _require_below(value, info, "target_length", "position")
+        return value
+
+
+class TeacherForcingLossParams(DrillParams):
+    # <pad>, <s>, <eos> and at least two words.
+    vocab_size: int = Field(default=6, ge=5, le=8, strict=True)
+    # Target words; the decoder sees <s> + target (target_length + 1 positions).
+    target_length: int = Field(default=3, ge=1, le=MAX_TOKENS - 1, strict=True)
+    # mean: the loss over all positions, as the engine (and PyTorch) computes it;
+    # sum: the chapter's "sum of every position's error"; position: one position's loss.
+    reduction: Literal["mean", "sum", "position"] = "mean"
+    position: int | None = _optional_index()  # for reduction = position; 0 .. target_length
+
+    @field_validator("position")
+    @classmethod
+    def _position_in_decoder(cls, value: int | None, info: ValidationInfo) -> int | None:
+        target_length = info.data.get("target_length")
+        if value is not None and target_length is not None and value > target_length:
+            raise _error(
+                f"position must be at most target_length = {target_length}"
+                " (the decoder input has target_length + 1 positions)"
+            )
+        return value
+
+
+class GreedyNextTokenParams(DrillParams):
+    vocab_size: int = Field(default=6, ge=4, le=8, strict=True)
+    generated: int = Field(default=2, ge=0, le=3, strict=True)  # tokens after <s> so far

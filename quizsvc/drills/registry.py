@@ -1,0 +1,171 @@
+"""The drill kinds by name, and ``generate_variant``."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+from pydantic import BaseModel, ValidationError
+
+from quizsvc.drills import attention, embedding, multi_head, output, sublayers
+from quizsvc.drills import params as p
+from quizsvc.drills.text import Draft
+from quizsvc.drills.variant import Variant
+from quizsvc.grading import Tolerance
+
+Generator = Callable[[np.random.Generator, BaseModel], Draft]
+
+
+@dataclass(frozen=True)
+class DrillKind:
+    """A kind of randomized exercise.
+
+    ``default_tolerance`` applies when a question sets none (a kind may tighten it for a
+    variant whose answer is attention weights; ``Variant.tolerance`` is what applies).
+    ``skill`` is the tag the kind trains, as used in ``tags:`` of the content.
+    """
+
+    name: str
+    params_model: type[BaseModel]
+    default_tolerance: Tolerance
+    skill: str
+    build: Generator
+    all_or_nothing: bool = False
+
+    def generate(self, seed: int, params: BaseModel) -> Variant:
+        """The variant for ``seed``: the same (seed, params) always gives the same variant."""
+        if not isinstance(params, self.params_model):
+            raise TypeError(
+                f"params for drill kind {self.name!r} must be a {self.params_model.__name__},"
+                f" got {type(params).__name__}"
+            )
+        draft = self.build(np.random.default_rng(seed), params)
+        return Variant(
+            kind=self.name,
+            seed=seed,
+            # With the seed's choices filled in, generate(seed, params) reproduces the variant:
+            # every kind draws its open choices last, so fixing them shifts no other number.
+            params={**params.model_dump(mode="json"), **draft.choices},
+            prompt=draft.prompt,
+            given=draft.given,
+            answer=draft.answer,
+            tolerance=draft.tolerance or self.default_tolerance,
+            all_or_nothing=self.all_or_nothing,
+            solution=draft.solution,
+            heatmap=draft.heatmap,
+            skill=self.skill,
+        )
+
+
+def _kind(
+    name: str,
+    params_model: type[BaseModel],
+    build: Generator,
+    skill: str,
+    atol: float,
+    all_or_nothing: bool = False,
+) -> DrillKind:
+    return DrillKind(name, params_model, Tolerance(atol=atol), skill, build, all_or_nothing)
+
+
+# Default tolerances follow the precision the chapter works to: two decimals for vectors and
+# scores (0.01), three for weights (0.005), and more where several rounded steps are chained
+# (each checked in tests/drills against a learner who rounds every intermediate).
+DRILL_KINDS: Mapping[str, DrillKind] = MappingProxyType(
+    {
+        kind.name: kind
+        for kind in (
+            _kind(
+                "embedding_positional",
+                p.EmbeddingPositionalParams,
+                embedding.embedding_positional,
+                "positional_encoding",
+                0.01,
+            ),
+            _kind("projection", p.ProjectionParams, attention.projection, "qkv", 0.01),
+            _kind("score_row", p.ScoreRowParams, attention.score_row, "scores", 0.01),
+            _kind("softmax_row", p.SoftmaxRowParams, attention.softmax_row, "softmax", 0.005),
+            _kind("masked_row", p.MaskedRowParams, attention.masked_row, "masking", 0.005),
+            _kind(
+                "attention_output_row",
+                p.AttentionOutputRowParams,
+                attention.attention_output_row,
+                "attention_output",
+                0.01,
+            ),
+            # Scaled with the size by multi_head.tolerance_for; this is its value at the defaults.
+            _kind("multi_head", p.MultiHeadParams, multi_head.multi_head, "multi_head", 0.03),
+            _kind("add_norm", p.AddNormParams, sublayers.add_norm, "add_norm", 0.02),
+            _kind("ffn_row", p.FfnRowParams, sublayers.ffn_row, "ffn", 0.01),
+            _kind(
+                "cross_attention_row",
+                p.CrossAttentionRowParams,
+                attention.cross_attention_row,
+                "cross_attention",
+                0.02,
+            ),
+            _kind(
+                "teacher_forcing_loss",
+                p.TeacherForcingLossParams,
+                output.teacher_forcing_loss,
+                "teacher_forcing",
+                0.01,
+            ),
+            _kind(
+                "greedy_next_token",
+                p.GreedyNextTokenParams,
+                output.greedy_next_token,
+                "decoding",
+                0.0,
+                all_or_nothing=True,
+            ),
+        )
+    }
+)
+
+
+def drill_param_models() -> dict[str, type[BaseModel]]:
+    """Each kind's params model by kind name: what ``quizsvc.bank.load_bank`` validates with."""
+    return {name: kind.params_model for name, kind in DRILL_KINDS.items()}
+
+
+def generate_variant(
+    kind: str, seed: int, params: Mapping[str, object] | BaseModel | None = None
+) -> Variant:
+    """The variant of ``kind`` for ``seed``; ``params`` as authored (a mapping), already
+    validated (the kind's params model), or None for the kind's defaults.
+
+    Raises ValueError for an unknown kind, a seed that is not a non-negative integer, or
+    params the kind does not accept.
+    """
+    drill = DRILL_KINDS.get(kind)
+    if drill is None:
+        raise ValueError(f"unknown drill kind {kind!r}; known kinds: {', '.join(DRILL_KINDS)}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return drill.generate(int(seed), _validated_params(drill, params))
+
+
+def _validated_params(drill: DrillKind, params: Mapping[str, object] | BaseModel | None):
+    if params is None:
+        return drill.params_model()
+    if isinstance(params, drill.params_model):
+        return params
+    if isinstance(params, BaseModel):
+        raise ValueError(
+            f"params for drill kind {drill.name!r} must be a {drill.params_model.__name__},"
+            f" got a {type(params).__name__}"
+        )
+    if not isinstance(params, Mapping):
+        raise ValueError(f"params for drill kind {drill.name!r} must be a mapping, got {params!r}")
+    try:
+        return drill.params_model.model_validate(dict(params))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or '<params>'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise ValueError(f"invalid params for drill kind {drill.name!r}: {problems}") from None

@@ -1,0 +1,170 @@
+"""Drills on the encoder layer's other sublayers (section 6): Add & Norm, and the FFN."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from engine.config import TransformerConfig
+from engine.layers import add_norm as engine_add_norm
+from engine.layers import feed_forward, linear
+from engine.params import FeedForwardParams, LayerNormParams
+from engine.trace import Trace
+from quizsvc.drills.params import AddNormParams, FfnRowParams
+from quizsvc.drills.sampling import Rng, halves, tenths
+from quizsvc.drills.text import Draft, dims, num, row, scalar, step, text, vector
+from quizsvc.drills.variant import Tensor
+
+# The engine's default LayerNorm epsilon, read from the config so the two cannot drift.
+LAYER_NORM_EPS = next(
+    spec.default for spec in dataclasses.fields(TransformerConfig) if spec.name == "layer_norm_eps"
+)
+
+# A row whose variance is small has a small standard deviation: rounding it by hand then
+# swings the normalized values (and eps starts to matter).  Such rows are redrawn.  With
+# this bound and γ at most 1, a learner who keeps two decimals at every step stays within
+# the default tolerance of 0.02.
+_MIN_VARIANCE = 1.0
+
+
+def add_norm(rng: Rng, p: AddNormParams) -> Draft:
+    while True:
+        x = tenths(rng, (p.d_model,), -2.0, 2.0)
+        sublayer = tenths(rng, (p.d_model,), -1.0, 1.0)
+        if np.var(x + sublayer) >= _MIN_VARIANCE:
+            break
+    gain = rng.integers(1, 3, size=p.d_model) / 2.0  # γ in {0.5, 1}
+    bias = tenths(rng, (p.d_model,), -0.5, 0.5)  # β
+
+    trace = Trace()
+    engine_add_norm(x, sublayer, LayerNormParams(gain=gain, bias=bias), LAYER_NORM_EPS, trace)
+    total, output = trace["sum"], trace["output"]
+    # The engine normalizes in one expression; these are its parts, for the worked solution.
+    mean = float(total.mean())
+    centered = total - mean
+    variance = float(np.mean(centered**2))
+    std = math.sqrt(variance + LAYER_NORM_EPS)
+    normalized = centered / std
+
+    columns = dims(p.d_model)
+    given = (
+        row("x", x, "x", columns),
+        row("Sublayer(x)", sublayer, "Sublayer(x)", columns),
+        row("γ", gain, "γ", columns),
+        row("β", bias, "β", columns),
+    )
+    answer = row("AddNorm", output, "LayerNorm", columns)
+    prompt = text(
+        f"一个 token 的输入 x 和子层输出 Sublayer(x) 如下（d_model = {p.d_model}）。"
+        "计算 Add & Norm：`LayerNorm(x + Sublayer(x))`，其中 LayerNorm 对这一行减去均值、"
+        "除以 `√(方差 + ε)`（方差除以 d_model，不是 d_model − 1），再逐维乘以 γ、加上 β；"
+        f"`ε = {LAYER_NORM_EPS:g}`。",
+        f"A token's input x and the sublayer's output Sublayer(x) are given "
+        f"(d_model = {p.d_model}). Compute Add & Norm, `LayerNorm(x + Sublayer(x))`: "
+        "LayerNorm subtracts the row's mean, divides by `√(variance + ε)` (the variance "
+        f"divides by d_model, not d_model − 1), then multiplies by γ and adds β per "
+        f"dimension; `ε = {LAYER_NORM_EPS:g}`.",
+    )
+    solution = (
+        step(
+            "残差连接",
+            "Residual connection",
+            f"`x + Sublayer(x)` = `{vector(total)}`。",
+            f"`x + Sublayer(x)` = `{vector(total)}`.",
+            *given[:2],
+            row("x + Sublayer(x)", total, "sum", columns),
+        ),
+        step(
+            "均值与方差",
+            "Mean and variance",
+            f"均值 `μ = {num(mean)}`；减去均值得 `{vector(centered)}`；方差 "
+            f"`σ² = {num(variance)}`；`√(σ² + ε) = {num(std)}`。",
+            f"Mean `μ = {num(mean)}`; subtracting it gives `{vector(centered)}`; variance "
+            f"`σ² = {num(variance)}`; `√(σ² + ε) = {num(std)}`.",
+            scalar("μ", mean, "μ"),
+            row("x − μ", centered, "centered", columns),
+            scalar("σ²", variance, "σ²"),
+            scalar("√(σ² + ε)", std, "std"),
+        ),
+        step(
+            "归一化",
+            "Normalize",
+            f"`(x − μ) / √(σ² + ε)` = `{vector(normalized)}`。",
+            f"`(x − μ) / √(σ² + ε)` = `{vector(normalized)}`.",
+            row("normalized", normalized, "normalized", columns),
+        ),
+        step(
+            "缩放与平移",
+            "Scale and shift",
+            f"逐维乘以 γ 再加 β：`{vector(output)}`。",
+            f"Multiply by γ and add β per dimension: `{vector(output)}`.",
+            *given[2:],
+            answer,
+        ),
+    )
+    return Draft(prompt=prompt, given=given, answer=answer, solution=solution)
+
+
+def ffn_row(rng: Rng, p: FfnRowParams) -> Draft:
+    # Redrawn until ReLU has work to do: some hidden units negative, some positive.
+    while True:
+        x = tenths(rng, (p.d_model,), -1.0, 1.0)
+        w_1 = halves(rng, (p.d_model, p.d_ff))
+        b_1 = tenths(rng, (p.d_ff,), -0.5, 0.5)
+        pre_activation = linear(x, w_1, b_1)
+        if pre_activation.min() < 0 < pre_activation.max():
+            break
+    w_2 = halves(rng, (p.d_ff, p.d_model))
+    b_2 = tenths(rng, (p.d_model,), -0.5, 0.5)
+
+    trace = Trace()
+    feed_forward(x, FeedForwardParams(w_1=w_1, b_1=b_1, w_2=w_2, b_2=b_2), trace)
+    hidden, output = trace["hidden"], trace["output"]
+
+    columns = dims(p.d_model)
+    units = dims(p.d_ff, "h")
+    given = (
+        row("x", x, "x", columns),
+        Tensor("W1", w_1, columns, units),
+        row("b1", b_1, "b1", units),
+        Tensor("W2", w_2, units, columns),
+        row("b2", b_2, "b2", columns),
+    )
+    answer = row("FFN(x)", output, "FFN(x)", columns)
+    prompt = text(
+        f"对一个 token 的向量 x（1×{p.d_model}）计算前馈网络 "
+        "`FFN(x) = ReLU(x × W1 + b1) × W2 + b2`（行向量写法，即章节中的 "
+        f"`W2·ReLU(W1·x + b1) + b2`）。W1 为 {p.d_model}×{p.d_ff}，W2 为 {p.d_ff}×{p.d_model}。",
+        f"Compute the feed-forward network for one token's vector x (1×{p.d_model}): "
+        "`FFN(x) = ReLU(x × W1 + b1) × W2 + b2` (row-vector form of the chapter's "
+        f"`W2·ReLU(W1·x + b1) + b2`). W1 is {p.d_model}×{p.d_ff}, W2 is "
+        f"{p.d_ff}×{p.d_model}.",
+    )
+    solution = (
+        step(
+            "第一层",
+            "First layer",
+            f"`x × W1 + b1` = `{vector(pre_activation)}`。",
+            f"`x × W1 + b1` = `{vector(pre_activation)}`.",
+            *given[:3],
+            row("x × W1 + b1", pre_activation, "pre-activation", units),
+        ),
+        step(
+            "ReLU",
+            "ReLU",
+            f"负数变 0，其余不变：`{vector(hidden)}`。",
+            f"Negative entries become 0, the rest stay: `{vector(hidden)}`.",
+            row("ReLU", hidden, "hidden", units),
+        ),
+        step(
+            "第二层",
+            "Second layer",
+            f"`ReLU(…) × W2 + b2` = `{vector(output)}`。",
+            f"`ReLU(…) × W2 + b2` = `{vector(output)}`.",
+            *given[3:],
+            answer,
+        ),
+    )
+    return Draft(prompt=prompt, given=given, answer=answer, solution=solution)

@@ -1,0 +1,87 @@
+"""Labels, number formatting and step building shared by the drill kinds."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from quizsvc.drills.variant import Step, Tensor
+from quizsvc.grading import Tolerance
+
+# The chapter's sentences: source "我 爱 你" (a fourth token when n = 4), target
+# "<s> I love you" as the decoder sees it.
+SOURCE_TOKENS = ("我", "爱", "你", "们")
+DECODER_TOKENS = ("<s>", "I", "love", "you")
+
+
+def source_tokens(n: int) -> tuple[str, ...]:
+    return SOURCE_TOKENS[:n]
+
+
+def dims(count: int, prefix: str = "d") -> tuple[str, ...]:
+    """Column labels of a vector's dimensions, as the chapter writes them: d0, d1, ..."""
+    return tuple(f"{prefix}{index}" for index in range(count))
+
+
+def num(value: float, digits: int = 4) -> str:
+    """A number for prose: at most ``digits`` decimals, no trailing zeros, ∞ for infinity."""
+    value = float(value)
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def vector(values: Sequence[float] | np.ndarray, digits: int = 4) -> str:
+    return "[" + ", ".join(num(value, digits) for value in np.ravel(values)) + "]"
+
+
+def dot_text(left: np.ndarray, right: np.ndarray, digits: int = 4) -> str:
+    """``a·b`` written out term by term: ``1×0.5 + 0.2×(-1) = 0.3``."""
+    terms = " + ".join(
+        f"{_operand(a)}×{_operand(b)}" for a, b in zip(np.ravel(left), np.ravel(right), strict=True)
+    )
+    return f"{terms} = {num(float(np.dot(np.ravel(left), np.ravel(right))), digits)}"
+
+
+def _operand(value: float) -> str:
+    text = num(value)
+    return f"({text})" if text.startswith("-") else text
+
+
+def text(zh: str, en: str) -> dict[str, str]:
+    return {"zh": zh, "en": en}
+
+
+def step(title_zh: str, title_en: str, text_zh: str, text_en: str, *tensors: Tensor) -> Step:
+    return Step(title=text(title_zh, title_en), text=text(text_zh, text_en), tensors=tensors)
+
+
+def row(name: str, values: np.ndarray, row_label: str, col_labels: Sequence[str]) -> Tensor:
+    """A one-row tensor."""
+    return Tensor(name, np.reshape(values, (1, -1)), (row_label,), tuple(col_labels))
+
+
+def scalar(name: str, value: float, label: str) -> Tensor:
+    return Tensor(name, np.array([[value]]), (label,), ("",))
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What a kind's generator returns; the registry adds kind, seed, params and skill.
+
+    ``tolerance`` overrides the kind's default for this variant (e.g. a weights answer of
+    a kind whose default is for output vectors).  ``choices`` are the params the seed
+    decided (a position left open, ``which: random``), recorded in ``Variant.params``.
+    """
+
+    prompt: dict[str, str]
+    given: tuple[Tensor, ...]
+    answer: Tensor
+    solution: tuple[Step, ...]
+    heatmap: Tensor | None = None
+    tolerance: Tolerance | None = None
+    choices: dict[str, object] = field(default_factory=dict)

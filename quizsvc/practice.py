@@ -1,0 +1,233 @@
+"""What a learner does, as domain operations: start a drill, submit an answer, answer a quiz
+question, see what to practise next. Joins the bank, the drills, the grader and the store;
+the web layer only translates requests into these calls (no Flask here)."""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from quizsvc import store
+from quizsvc.bank import (
+    Bank,
+    DrillQuestion,
+    MultipleChoiceQuestion,
+    NumericQuestion,
+    OpenQuestion,
+    SingleChoiceQuestion,
+)
+from quizsvc.drills import DRILL_KINDS, Variant, generate_variant
+from quizsvc.grading import (
+    AnswerRejected,
+    NumericGrade,
+    RubricPoint,
+    RubricSuggestion,
+    Tolerance,
+    grade_multiple_choice,
+    grade_numeric,
+    grade_single_choice,
+    parse_answer,
+    suggest_open_score,
+)
+
+QUIZ_ATTEMPTS = 1  # the key is shown after the first answer, so a second would be free
+
+
+class PracticeError(Exception):
+    """A request that names something that does not exist or cannot be done."""
+
+
+def drill_question(bank: Bank, question_id: str) -> DrillQuestion:
+    question = bank.questions.get(question_id)
+    if not isinstance(question, DrillQuestion):
+        raise PracticeError(f"no drill {question_id!r}")
+    return question
+
+
+def drill_skill(question: DrillQuestion) -> str:
+    return DRILL_KINDS[question.kind].skill
+
+
+def build_variant(question: DrillQuestion, seed: int) -> Variant:
+    """The drill kind's variant, with the question's own tolerance and scoring rule."""
+    variant = generate_variant(question.kind, seed, question.params)
+    changes: dict = {"all_or_nothing": variant.all_or_nothing or question.all_or_nothing}
+    if question.tolerance is not None:
+        changes["tolerance"] = Tolerance(question.tolerance.atol, question.tolerance.rtol)
+    return dataclasses.replace(variant, **changes)
+
+
+@dataclass(frozen=True)
+class DrillState:
+    """A learner's variant and what has happened to it so far."""
+
+    stored: store.StoredVariant
+    variant: Variant
+    submissions: list[store.SubmissionResult]
+
+    @property
+    def solved(self) -> bool:
+        return any(s.raw_score == 1.0 for s in self.submissions)
+
+    @property
+    def finished(self) -> bool:
+        """Solved or out of attempts: from now on the answer and solution may be shown."""
+        return self.solved or self.stored.attempts_left <= 0
+
+
+def start_drill(
+    session: Session, bank: Bank, learner_id: int, question_id: str, seed: int | None = None
+) -> store.IssuedVariant:
+    question = drill_question(bank, question_id)
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    variant = build_variant(question, seed)
+    return store.issue_variant(
+        session,
+        learner_id=learner_id,
+        question_id=question.id,
+        kind=question.kind,
+        seed=seed,
+        params=variant.params,
+        variant_json=variant.to_json(),
+        content_version=bank.version,
+        attempts_allowed=question.attempts,
+        penalty=question.penalty,
+        skill=variant.skill,
+    )
+
+
+def drill_state(session: Session, learner_id: int, variant_id: int) -> DrillState:
+    """Raises store.NotFound or store.NotYourVariant."""
+    stored = store.load_variant(session, variant_id, learner_id=learner_id)
+    return DrillState(
+        stored=stored,
+        variant=Variant.from_json(stored.variant_json),
+        submissions=store.variant_submissions(session, variant_id),
+    )
+
+
+@dataclass(frozen=True)
+class DrillOutcome:
+    grade: NumericGrade
+    submission: store.SubmissionResult
+    state: DrillState
+
+
+def submit_drill(
+    session: Session, learner_id: int, variant_id: int, answer_text: str, idempotency_key: str
+) -> DrillOutcome:
+    """Grade against the stored variant (never regenerated) and record it.
+
+    Raises grading.AnswerRejected for unreadable input or a wrong shape (nothing recorded,
+    no attempt used), store.AttemptsExhausted, store.NotYourVariant, store.NotFound.
+    """
+    state = drill_state(session, learner_id, variant_id)
+    variant = state.variant
+    parsed = parse_answer(answer_text)
+    grade = grade_numeric(
+        parsed, variant.answer.values, variant.tolerance, all_or_nothing=variant.all_or_nothing
+    )
+    submission = store.record_submission(
+        session,
+        learner_id=learner_id,
+        variant_id=variant_id,
+        idempotency_key=idempotency_key,
+        answer_text=answer_text,
+        parsed_value=parsed.tolist(),
+        raw_score=grade.score,
+        cells=grade.to_json_dict()["cells"],
+    )
+    return DrillOutcome(grade, submission, drill_state(session, learner_id, variant_id))
+
+
+def recommended_drill(session: Session, bank: Bank, learner_id: int) -> str | None:
+    """The drill of the learner's weakest skill: skills never practised first (in the bank's
+    order), then lowest mastery."""
+    mastery = {p.skill: p.mastery for p in store.progress_for(session, learner_id)}
+    drills = [q for q in bank.questions.values() if isinstance(q, DrillQuestion)]
+    if not drills:
+        return None
+    # sorted() is stable: ties keep the bank's order
+    ranked = sorted(
+        drills, key=lambda q: (drill_skill(q) in mastery, mastery.get(drill_skill(q), 0.0))
+    )
+    return ranked[0].id
+
+
+@dataclass(frozen=True)
+class QuizOutcome:
+    answer: store.QuizAnswerResult
+    score: float | None  # None: an open answer waits for an instructor
+    suggestion: RubricSuggestion | None
+
+
+def rubric_points(question: OpenQuestion) -> list[RubricPoint]:
+    return [RubricPoint(p.key, p.weight, (*p.phrases.zh, *p.phrases.en)) for p in question.rubric]
+
+
+def answer_question(
+    session: Session,
+    bank: Bank,
+    learner_id: int,
+    question_id: str,
+    idempotency_key: str,
+    choices: list[str] | None = None,
+    text: str | None = None,
+) -> QuizOutcome:
+    """Grade and record an answer to a chapter question. Raises grading.AnswerRejected for an
+    answer of the wrong form, PracticeError for an unknown question."""
+    question = bank.questions.get(question_id)
+    if question is None or isinstance(question, DrillQuestion):
+        raise PracticeError(f"no question {question_id!r}")
+    suggestion = None
+    score: float | None
+    match question:
+        case SingleChoiceQuestion():
+            selected = _one_choice(choices)
+            _require_choice(question, selected)
+            score = grade_single_choice(selected, question.correct)
+        case MultipleChoiceQuestion():
+            score = grade_multiple_choice(choices or [], {c.id: c.score for c in question.choices})
+        case NumericQuestion():
+            grade = grade_numeric(
+                text or "",
+                question.answer_matrix(),
+                Tolerance(question.tolerance.atol, question.tolerance.rtol),
+                all_or_nothing=question.all_or_nothing,
+            )
+            score = grade.score
+        case OpenQuestion():
+            if not text or not text.strip():
+                raise AnswerRejected("write an answer before submitting")
+            suggestion = suggest_open_score(text, rubric_points(question))
+            score = None
+    answer = store.record_quiz_answer(
+        session,
+        learner_id=learner_id,
+        question_id=question.id,
+        content_version=bank.version,
+        idempotency_key=idempotency_key,
+        choices=choices if not isinstance(question, OpenQuestion | NumericQuestion) else None,
+        text=text if isinstance(question, OpenQuestion | NumericQuestion) else None,
+        score=score,
+        suggested_score=suggestion.score if suggestion else None,
+        skill=question.tags[0],
+        attempts_allowed=QUIZ_ATTEMPTS,
+    )
+    return QuizOutcome(answer, answer.score, suggestion)
+
+
+def _one_choice(choices: list[str] | None) -> str:
+    if not choices:
+        raise AnswerRejected("choose an answer before submitting")
+    if len(choices) > 1:
+        raise AnswerRejected("choose exactly one answer")
+    return choices[0]
+
+
+def _require_choice(question: SingleChoiceQuestion, choice: str) -> None:
+    if choice not in {c.id for c in question.choices}:
+        raise AnswerRejected(f"{choice!r} is not one of the choices")

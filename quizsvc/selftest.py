@@ -1,0 +1,312 @@
+"""Self-test of the question bank, in the spirit of PrairieLearn's element tests.
+
+For every numeric question (once) and every drill (for several seeds) the answer key is put
+through the real grader the way a learner's typed answer would be:
+
+- ``expected``: the expected answer, typed at full precision, grades 100%;
+- ``perturbed``: the same answer with a few cells off by a plausible mistake grades below
+  100%, with exactly those cells marked wrong;
+- ``tolerance``: every cell's accepted interval is well inside a plausible mistake, so a
+  tolerance so loose that mistakes pass is reported even for cells not perturbed;
+- ``malformed``: an answer of the wrong shape, and one that is not a number, are rejected
+  (``AnswerRejected``) rather than graded;
+- for drills, ``generate`` (the kind produces a variant), and ``stored`` (the variant
+  survives its JSON record and is reproduced from its seed and recorded params).
+
+A *plausible mistake* does not depend on the question's tolerance (otherwise a huge
+tolerance would only make the perturbation huge too): it is 0.1 or 10% of the value,
+whichever is larger, i.e. a wrong first decimal of a value of the chapter's size.
+Infinite cells (masked scores) are perturbed to 0, the classic mistake there.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from quizsvc.bank import Bank, DrillQuestion, NumericQuestion
+from quizsvc.drills import DRILL_KINDS, Variant, generate_variant
+from quizsvc.grading import AnswerRejected, Tolerance, grade_numeric
+
+DEFAULT_SEEDS: tuple[int, ...] = (0, 1, 2, 3, 4)
+
+MISTAKE_ABSOLUTE = 0.1
+MISTAKE_RELATIVE = 0.1
+# An accepted interval's half-width may be at most this share of a plausible mistake, so a
+# mistake is rejected with a wide margin rather than at the edge of the interval.
+MAX_TOLERANCE_SHARE = 1 / 3
+MAX_PERTURBED_CELLS = 2
+
+NOT_A_NUMBER = "abc"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    seed: int | None  # None for a numeric question, which has no seed
+    passed: bool
+    message: str = ""
+
+    def __str__(self) -> str:
+        where = "" if self.seed is None else f" (seed {self.seed})"
+        status = "ok" if self.passed else "FAILED"
+        return f"{self.name}{where}: {status}" + (f": {self.message}" if self.message else "")
+
+
+@dataclass(frozen=True)
+class QuestionReport:
+    question_id: str
+    question_type: str
+    kind: str | None  # the drill kind
+    source: str  # FILE:LINE where the question is written
+    seeds: tuple[int, ...]
+    checks: tuple[Check, ...]
+    # Observations that do not fail the test (a tolerance tighter than the kind's default).
+    notes: tuple[str, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        return all(check.passed for check in self.checks)
+
+    @property
+    def failures(self) -> tuple[Check, ...]:
+        return tuple(check for check in self.checks if not check.passed)
+
+
+@dataclass(frozen=True)
+class SelfTestReport:
+    questions: tuple[QuestionReport, ...]  # numeric and drill questions, in bank order
+    skipped: tuple[str, ...] = field(default=())  # ids of questions without a numeric answer
+
+    @property
+    def passed(self) -> bool:
+        return all(question.passed for question in self.questions)
+
+    @property
+    def failed(self) -> tuple[QuestionReport, ...]:
+        return tuple(question for question in self.questions if not question.passed)
+
+    def summary(self) -> str:
+        checks = sum(len(question.checks) for question in self.questions)
+        return (
+            f"{len(self.questions)} questions tested ({checks} checks): "
+            f"{len(self.questions) - len(self.failed)} passed, {len(self.failed)} failed; "
+            f"{len(self.skipped)} skipped (no numeric answer)"
+        )
+
+
+def run_selftest(bank: Bank, seeds: Sequence[int] = DEFAULT_SEEDS) -> SelfTestReport:
+    """Test every numeric question once and every drill question for each of ``seeds``."""
+    reports = []
+    skipped = []
+    for question in bank.questions.values():
+        source = str(bank.source_of[question.id])
+        if isinstance(question, NumericQuestion):
+            reports.append(_numeric_report(question, source))
+        elif isinstance(question, DrillQuestion):
+            reports.append(_drill_report(question, bank.drill_params[question.id], source, seeds))
+        else:
+            skipped.append(question.id)
+    return SelfTestReport(questions=tuple(reports), skipped=tuple(skipped))
+
+
+def answer_text(values: np.ndarray) -> str:
+    """An answer typed as a learner would: rows separated by "; ", every digit kept.
+
+    ``repr`` of a float is the shortest text that reads back as the same float; infinities
+    are written ``inf`` / ``-inf`` as the grader accepts them.
+    """
+    return "; ".join(" ".join(repr(float(value)) for value in row) for row in np.atleast_2d(values))
+
+
+def check_answer_key(
+    expected: np.ndarray, tolerance: Tolerance, all_or_nothing: bool, seed: int | None
+) -> list[Check]:
+    """The grader checks for one expected answer (a 2-D array)."""
+    expected = np.atleast_2d(np.asarray(expected, dtype=np.float64))
+    rng = np.random.default_rng(0 if seed is None else seed)
+    return [
+        _check_expected(expected, tolerance, all_or_nothing, seed),
+        _check_perturbed(expected, tolerance, all_or_nothing, seed, rng),
+        _check_tolerance(expected, tolerance, seed),
+        _check_malformed(expected, tolerance, all_or_nothing, seed),
+    ]
+
+
+def plausible_mistake(expected: float) -> float:
+    return max(MISTAKE_ABSOLUTE, MISTAKE_RELATIVE * abs(expected))
+
+
+# --- per question ----------------------------------------------------------------------
+
+
+def _numeric_report(question: NumericQuestion, source: str) -> QuestionReport:
+    tolerance = Tolerance(atol=question.tolerance.atol, rtol=question.tolerance.rtol)
+    checks = check_answer_key(question.answer_matrix(), tolerance, question.all_or_nothing, None)
+    return QuestionReport(question.id, question.type, None, source, (), tuple(checks))
+
+
+def _drill_report(
+    question: DrillQuestion, params: object, source: str, seeds: Sequence[int]
+) -> QuestionReport:
+    checks: list[Check] = []
+    notes: list[str] = []
+    for seed in seeds:
+        try:
+            variant = generate_variant(question.kind, seed, params)
+        except Exception as exc:  # a broken kind is a test failure, not a crash of the test
+            checks.append(Check("generate", seed, False, f"{type(exc).__name__}: {exc}"))
+            continue
+        checks.append(Check("generate", seed, True))
+        tolerance = variant.tolerance
+        if question.tolerance is not None:
+            tolerance = Tolerance(atol=question.tolerance.atol, rtol=question.tolerance.rtol)
+            notes.extend(_tighter_than_kind(tolerance, variant))
+        all_or_nothing = question.all_or_nothing or variant.all_or_nothing
+        checks.extend(check_answer_key(variant.answer.values, tolerance, all_or_nothing, seed))
+        checks.append(_check_stored(variant, seed))
+    kind = DRILL_KINDS.get(question.kind)
+    return QuestionReport(
+        question.id,
+        question.type,
+        question.kind if kind is not None else None,
+        source,
+        tuple(seeds),
+        tuple(checks),
+        tuple(dict.fromkeys(notes)),  # once per distinct note, in order
+    )
+
+
+def _tighter_than_kind(tolerance: Tolerance, variant: Variant) -> Iterable[str]:
+    if tolerance.atol < variant.tolerance.atol and tolerance.rtol <= variant.tolerance.rtol:
+        yield (
+            f"tolerance atol={tolerance.atol:g} is tighter than the kind's "
+            f"atol={variant.tolerance.atol:g}, which allows for rounding every intermediate "
+            "step by hand"
+        )
+
+
+# --- the checks --------------------------------------------------------------------------
+
+
+def _check_expected(
+    expected: np.ndarray, tolerance: Tolerance, all_or_nothing: bool, seed: int | None
+) -> Check:
+    text = answer_text(expected)
+    try:
+        grade = grade_numeric(text, expected, tolerance, all_or_nothing=all_or_nothing)
+    except AnswerRejected as exc:
+        return Check("expected", seed, False, f"the expected answer {text!r} was rejected: {exc}")
+    if grade.score != 1.0 or not grade.all_correct:
+        wrong = [f"[{cell.row}, {cell.col}]" for cell in grade.cells if not cell.correct]
+        return Check(
+            "expected",
+            seed,
+            False,
+            f"the expected answer {text!r} scored {grade.score:g}; cells marked wrong: "
+            + ", ".join(wrong),
+        )
+    return Check("expected", seed, True)
+
+
+def _check_perturbed(
+    expected: np.ndarray,
+    tolerance: Tolerance,
+    all_or_nothing: bool,
+    seed: int | None,
+    rng: np.random.Generator,
+) -> Check:
+    cells = list(np.ndindex(expected.shape))
+    # Leave at least one cell as it is, so "exactly the perturbed cells" means something.
+    count = 1 if len(cells) <= 2 else MAX_PERTURBED_CELLS
+    chosen = sorted(cells[i] for i in rng.choice(len(cells), size=count, replace=False))
+    submitted = expected.copy()
+    for cell in chosen:
+        value = expected[cell]
+        if math.isinf(value):
+            submitted[cell] = 0.0
+        else:
+            submitted[cell] = value + rng.choice((-1.0, 1.0)) * plausible_mistake(value)
+    text = answer_text(submitted)
+    try:
+        grade = grade_numeric(text, expected, tolerance, all_or_nothing=all_or_nothing)
+    except AnswerRejected as exc:
+        return Check("perturbed", seed, False, f"the perturbed answer {text!r} was rejected: {exc}")
+    wrong = {(cell.row, cell.col) for cell in grade.cells if not cell.correct}
+    problems = []
+    for cell in chosen:
+        if cell not in wrong:
+            problems.append(
+                f"cell [{cell[0]}, {cell[1]}] = {float(submitted[cell])!r}"
+                f" (expected {float(expected[cell])!r})"
+                f" was accepted; the tolerance (atol={tolerance.atol:g}, "
+                f"rtol={tolerance.rtol:g}) is too loose"
+            )
+    for cell in sorted(wrong - set(chosen)):
+        problems.append(f"cell [{cell[0]}, {cell[1]}] was not perturbed but was marked wrong")
+    if grade.score >= 1.0:
+        problems.append(f"the perturbed answer scored {grade.score:g}, not below 1")
+    if all_or_nothing and grade.score != 0.0:
+        problems.append(f"an all-or-nothing answer with wrong cells scored {grade.score:g}")
+    if problems:
+        return Check("perturbed", seed, False, "; ".join(problems))
+    return Check("perturbed", seed, True)
+
+
+def _check_tolerance(expected: np.ndarray, tolerance: Tolerance, seed: int | None) -> Check:
+    for cell in np.ndindex(expected.shape):
+        value = float(expected[cell])
+        if math.isinf(value):
+            continue  # only the infinity itself is ever accepted
+        half_width = tolerance.atol + tolerance.rtol * abs(value)
+        mistake = plausible_mistake(value)
+        if half_width > MAX_TOLERANCE_SHARE * mistake:
+            return Check(
+                "tolerance",
+                seed,
+                False,
+                f"cell [{cell[0]}, {cell[1]}] (expected {value!r}) accepts answers up to "
+                f"{half_width:g} away, but a plausible mistake of {mistake:g} must be rejected"
+                f" with a margin: the tolerance may be at most {MAX_TOLERANCE_SHARE * mistake:g}"
+                " there",
+            )
+    return Check("tolerance", seed, True)
+
+
+def _check_malformed(
+    expected: np.ndarray, tolerance: Tolerance, all_or_nothing: bool, seed: int | None
+) -> Check:
+    wrong_shape = np.concatenate([expected, expected[:, :1]], axis=1)  # one column too many
+    problems = []
+    for what, text in (
+        (f"a {wrong_shape.shape[0]} × {wrong_shape.shape[1]} answer", answer_text(wrong_shape)),
+        ("a text that is not a number", NOT_A_NUMBER),
+    ):
+        try:
+            grade = grade_numeric(text, expected, tolerance, all_or_nothing=all_or_nothing)
+        except AnswerRejected:
+            continue
+        problems.append(f"{what} ({text!r}) was graded (score {grade.score:g}), not rejected")
+    if problems:
+        return Check("malformed", seed, False, "; ".join(problems))
+    return Check("malformed", seed, True)
+
+
+def _check_stored(variant: Variant, seed: int) -> Check:
+    try:
+        record = json.loads(json.dumps(variant.to_json(), allow_nan=False))
+        rebuilt = Variant.from_json(record)
+        regenerated = generate_variant(variant.kind, seed, variant.params)
+    except Exception as exc:
+        return Check("stored", seed, False, f"{type(exc).__name__}: {exc}")
+    if rebuilt != variant:
+        return Check("stored", seed, False, "the variant differs after a JSON round trip")
+    if regenerated != variant:
+        return Check(
+            "stored", seed, False, "the seed and recorded params do not reproduce the variant"
+        )
+    return Check("stored", seed, True)

@@ -1,0 +1,60 @@
+"""The Flask application: `create_app(config)` builds one, blueprints per area."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from quizsvc.web import api, auth, drills, errors, i18n, progress, quiz
+from quizsvc.web.context import AppState, close_db
+from quizsvc.web.extensions import csrf, login_manager
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """Settings come from `config`, else from QUIZSVC_* environment variables
+    (QUIZSVC_SECRET_KEY, QUIZSVC_DATABASE_URL, ...); DATABASE_URL is honoured as the store's
+    default. SECRET_KEY is required unless DEVELOPMENT is true."""
+    app = Flask(__name__, instance_path=str(REPO_ROOT / "instance"))
+    app.config.from_mapping(
+        DEVELOPMENT=False,
+        DATABASE_URL=None,
+        CONTENT_DIR=str(REPO_ROOT / "content"),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=False,
+        REMEMBER_COOKIE_HTTPONLY=True,
+        REMEMBER_COOKIE_SAMESITE="Lax",
+        WTF_CSRF_CHECK_DEFAULT=False,  # checked in auth.protect_from_csrf, token clients skip it
+        WTF_CSRF_TIME_LIMIT=None,
+        MAX_CONTENT_LENGTH=256 * 1024,
+    )
+    app.config.from_prefixed_env("QUIZSVC")
+    if config:
+        app.config.update(config)
+    if app.config.get("SESSION_COOKIE_SECURE"):
+        app.config["REMEMBER_COOKIE_SECURE"] = True
+    if not app.config.get("SECRET_KEY"):
+        if not app.config["DEVELOPMENT"]:
+            raise RuntimeError(
+                "SECRET_KEY is not set: set QUIZSVC_SECRET_KEY (make run generates one into "
+                "instance/secret_key), or DEVELOPMENT=true for a throw-away key"
+            )
+        app.config["SECRET_KEY"] = secrets.token_hex(32)
+
+    app.extensions["quizsvc"] = AppState.create(
+        app.config["DATABASE_URL"], Path(app.config["CONTENT_DIR"])
+    )
+    app.teardown_appcontext(close_db)
+    csrf.init_app(app)
+    login_manager.init_app(app)
+    i18n.init_app(app)
+    errors.init_app(app)
+    for blueprint in (auth.bp, quiz.bp, drills.bp, progress.bp, api.bp):
+        app.register_blueprint(blueprint)
+    return app

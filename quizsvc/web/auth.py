@@ -1,0 +1,122 @@
+"""Logging in and out, the language toggle, who the current user is, and CSRF.
+
+Browsers authenticate with the session cookie (Flask-Login) and send a CSRF token with every
+form or, for the JSON API, in the X-CSRFToken header. Drill clients may instead send
+`Authorization: Bearer <token>` (see `quizsvc user token`), which needs no CSRF token
+because a browser never adds it on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask_login import UserMixin, current_user, login_required, login_user, logout_user
+from sqlalchemy.orm import Session
+
+from quizsvc import store
+from quizsvc.web.context import db, state
+from quizsvc.web.extensions import csrf, login_manager
+from quizsvc.web.i18n import LANGUAGES, translate
+
+bp = Blueprint("auth", __name__)
+
+
+@dataclass(frozen=True)
+class CurrentUser(UserMixin):
+    id: int
+    name: str
+    display_name: str
+    role: str
+
+    @property
+    def is_instructor(self) -> bool:
+        return self.role == "instructor"
+
+    @classmethod
+    def of(cls, user: store.User) -> CurrentUser:
+        return cls(user.id, user.name, user.display_name, user.role)
+
+
+def _find_user(lookup: Callable[[Session], store.User | None]) -> CurrentUser | None:
+    """Its own read-only session, so the request's session can still begin as a writer."""
+    with state().sessions() as session:
+        store.begin_read_only(session)
+        user = lookup(session)
+        return CurrentUser.of(user) if user else None
+
+
+@login_manager.user_loader
+def _load_user(user_id: str) -> CurrentUser | None:
+    if not user_id.isdigit():
+        return None
+    return _find_user(lambda session: store.user_by_id(session, int(user_id)))
+
+
+@login_manager.request_loader
+def _load_user_from_token(req) -> CurrentUser | None:
+    header = req.headers.get("Authorization", "")
+    if not header.startswith("Bearer "):
+        return None
+    token = header.removeprefix("Bearer ").strip()
+    return _find_user(lambda session: store.user_by_api_token(session, token))
+
+
+@bp.before_app_request
+def _protect_from_csrf() -> None:
+    if request.headers.get("Authorization", "").startswith("Bearer "):
+        return  # token clients: checked by the request loader, not sent by browsers
+    csrf.protect()
+
+
+def instructor_required(view: Callable[..., Any]) -> Callable[..., Any]:
+    @wraps(view)
+    @login_required
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if not current_user.is_instructor:
+            abort(403, description="This page is for instructors.")
+        return view(*args, **kwargs)
+
+    return wrapped
+
+
+def _safe_next(target: str | None) -> str:
+    """Only same-site paths: never redirect to another host after login."""
+    if target and target.startswith("/") and not target.startswith("//"):
+        parts = urlsplit(target)
+        if not parts.scheme and not parts.netloc:
+            return target
+    return url_for("quiz.index")
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    if request.method == "POST":
+        user = store.authenticate(
+            db(), request.form.get("name", "").strip(), request.form.get("password", "")
+        )
+        if user is None:
+            flash(translate("login_failed"), "error")
+            return render_template("login.html"), 401
+        login_user(CurrentUser.of(user))
+        return redirect(_safe_next(request.args.get("next")))
+    return render_template("login.html")
+
+
+@bp.post("/logout")
+def logout():
+    logout_user()
+    flash(translate("logged_out"), "info")
+    return redirect(url_for("auth.login"))
+
+
+@bp.get("/lang/<code>")
+def set_language(code: str):
+    if code not in LANGUAGES:
+        abort(404, description=f"unknown language {code!r}; choose one of {', '.join(LANGUAGES)}")
+    session["lang"] = code
+    return redirect(_safe_next(request.args.get("next")))

@@ -1,0 +1,50 @@
+"""Per-application state (database sessions, the question bank) and per-request access."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from flask import current_app, g
+from sqlalchemy.orm import Session, sessionmaker
+
+from quizsvc import store
+from quizsvc.bank import Bank, load_bank
+from quizsvc.drills import drill_param_models
+
+
+@dataclass
+class AppState:
+    sessions: sessionmaker[Session]
+    content_dir: Path
+    bank: Bank  # replaced whole by a reload, never modified
+
+    @classmethod
+    def create(cls, database_url: str | None, content_dir: Path) -> AppState:
+        engine = store.make_engine(database_url or store.database_url())
+        return cls(store.make_session_factory(engine), content_dir, load_content(content_dir))
+
+
+def load_content(content_dir: Path) -> Bank:
+    return load_bank(content_dir, drill_param_models())
+
+
+def state() -> AppState:
+    return current_app.extensions["quizsvc"]
+
+
+def bank() -> Bank:
+    return state().bank
+
+
+def db() -> Session:
+    """This request's session (one per request, closed at teardown)."""
+    if "db" not in g:
+        g.db = state().sessions()
+    return g.db
+
+
+def close_db(_exc: BaseException | None = None) -> None:
+    session = g.pop("db", None)
+    if session is not None:
+        session.close()

@@ -1,0 +1,77 @@
+"""The chapter pages: the chapter's questions, answered one at a time."""
+
+from __future__ import annotations
+
+import uuid
+
+from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+
+from quizsvc import practice, store
+from quizsvc.bank import DrillQuestion, public_question, solution_view
+from quizsvc.grading import AnswerRejected
+from quizsvc.web.context import bank, db
+from quizsvc.web.i18n import negotiated_language
+
+bp = Blueprint("quiz", __name__)
+
+
+@bp.get("/")
+@login_required
+def index():
+    return redirect(url_for("quiz.chapter", chapter_id=bank().chapters[0].id))
+
+
+def chapter_questions(chapter_id: str) -> list:
+    try:
+        questions = bank().questions_in(chapter_id)
+    except KeyError:
+        abort(404, description=f"no chapter {chapter_id!r}")
+    return [q for q in questions if not isinstance(q, DrillQuestion)]
+
+
+def render_chapter(chapter_id: str, errors: dict[str, str] | None = None, status: int = 200):
+    lang = negotiated_language()
+    store.begin_read_only(db())
+    answered = store.latest_quiz_answers(db(), current_user.id)
+    items = []
+    for question in chapter_questions(chapter_id):
+        answer = answered.get(question.id)
+        view = solution_view(question, lang) if answer else public_question(question, lang)
+        items.append({"question": view, "answer": answer, "key": uuid.uuid4().hex})
+    return render_template(
+        "chapter.html",
+        chapter=bank().chapter(chapter_id),
+        items=items,
+        errors=errors or {},
+        lang=lang,
+    ), status
+
+
+@bp.get("/chapters/<chapter_id>")
+@login_required
+def chapter(chapter_id: str):
+    return render_chapter(chapter_id)
+
+
+@bp.post("/chapters/<chapter_id>/questions/<question_id>")
+@login_required
+def answer(chapter_id: str, question_id: str):
+    if question_id not in {q.id for q in chapter_questions(chapter_id)}:
+        abort(404, description=f"no question {question_id!r} in chapter {chapter_id!r}")
+    try:
+        practice.answer_question(
+            db(),
+            bank(),
+            current_user.id,
+            question_id,
+            idempotency_key=request.form.get("idempotency_key") or uuid.uuid4().hex,
+            choices=request.form.getlist("choice") or None,
+            text=request.form.get("text"),
+        )
+    except AnswerRejected as exc:
+        db().rollback()
+        return render_chapter(chapter_id, {question_id: str(exc)}, 422)
+    except store.AttemptsExhausted:
+        pass  # already answered: the page shows that answer and the key
+    return redirect(url_for("quiz.chapter", chapter_id=chapter_id, _anchor=f"q-{question_id}"))

@@ -1,0 +1,130 @@
+"""Server-rendered views of numbers: matrix tables, answer grids, SVG heatmaps and charts.
+
+Everything returns `markupsafe.Markup` built with escaping, so labels from content can never
+inject markup.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from markupsafe import Markup, escape
+
+from quizsvc.drills import Tensor
+
+
+def format_number(value: float, decimals: int = 3) -> str:
+    if math.isinf(value):
+        return "−∞" if value < 0 else "∞"
+    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text.replace("-", "−")
+
+
+def matrix_table(tensor: Tensor, marks: Sequence[Sequence[str]] | None = None) -> Markup:
+    """A labelled table; `marks[r][c]` adds a CSS class per cell (e.g. "right", "wrong")."""
+    head = "".join(f"<th scope='col'>{escape(c)}</th>" for c in tensor.col_labels)
+    rows = []
+    for r, (label, values) in enumerate(zip(tensor.row_labels, tensor.values, strict=True)):
+        cells = []
+        for c, value in enumerate(values):
+            css = f" class='{escape(marks[r][c])}'" if marks else ""
+            cells.append(f"<td{css}>{escape(format_number(value))}</td>")
+        rows.append(f"<tr><th scope='row'>{escape(label)}</th>{''.join(cells)}</tr>")
+    return Markup(
+        f"<table class='matrix'><caption>{escape(tensor.name)}</caption>"
+        f"<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _heat_colour(weight: float) -> str:
+    """White (0) to deep blue (1)."""
+    w = min(max(weight, 0.0), 1.0)
+    r, g, b = (round(255 - (255 - t) * w) for t in (33, 102, 172))
+    return f"rgb({r},{g},{b})"
+
+
+def heatmap_svg(tensor: Tensor, cell: int = 44) -> Markup:
+    """Attention weights as an SVG grid, one square per (query, key), with the value in it."""
+    rows, cols = tensor.shape
+    label_w, label_h = 70, 24
+    width, height = label_w + cols * cell, label_h + rows * cell
+    parts = [
+        f"<svg class='heatmap' xmlns='http://www.w3.org/2000/svg' width='{width}' "
+        f"height='{height}' viewBox='0 0 {width} {height}' role='img' "
+        f"aria-label='{escape(tensor.name)}'><title>{escape(tensor.name)}</title>"
+    ]
+    for c, label in enumerate(tensor.col_labels):
+        x = label_w + c * cell + cell / 2
+        parts.append(f"<text x='{x}' y='16' text-anchor='middle'>{escape(label)}</text>")
+    for r, label in enumerate(tensor.row_labels):
+        y = label_h + r * cell
+        baseline = y + cell / 2 + 5
+        parts.append(
+            f"<text x='{label_w - 6}' y='{baseline}' text-anchor='end'>{escape(label)}</text>"
+        )
+        for c in range(cols):
+            value = float(tensor.values[r, c])
+            x = label_w + c * cell
+            ink = "#fff" if value > 0.55 else "#111"
+            parts.append(
+                f"<rect x='{x}' y='{y}' width='{cell}' height='{cell}' "
+                f"fill='{_heat_colour(value)}' stroke='#ccc'/>"
+                f"<text x='{x + cell / 2}' y='{y + cell / 2 + 5}' text-anchor='middle' "
+                f"fill='{ink}' font-size='12'>{escape(format_number(value, 2))}</text>"
+            )
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def line_chart_svg(
+    points: Sequence[float], width: int = 420, height: int = 140, label: str = ""
+) -> Markup:
+    """Scores in [0, 1] over time as a polyline with dots; empty input gives an empty frame."""
+    pad = 24
+    inner_w, inner_h = width - 2 * pad, height - 2 * pad
+    parts = [
+        f"<svg class='chart' xmlns='http://www.w3.org/2000/svg' width='{width}' "
+        f"height='{height}' viewBox='0 0 {width} {height}' role='img' "
+        f"aria-label='{escape(label)}'><title>{escape(label)}</title>"
+        f"<rect x='{pad}' y='{pad}' width='{inner_w}' height='{inner_h}' fill='none' "
+        f"stroke='#ccc'/>"
+        f"<text x='4' y='{pad + 4}' font-size='10'>1</text>"
+        f"<text x='4' y='{pad + inner_h}' font-size='10'>0</text>"
+    ]
+    if points:
+        step = inner_w / max(len(points) - 1, 1)
+        coords = [
+            (pad + i * step, pad + inner_h * (1 - min(max(p, 0.0), 1.0)))
+            for i, p in enumerate(points)
+        ]
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
+        parts.append(f"<polyline points='{path}' fill='none' stroke='#2166ac' stroke-width='2'/>")
+        parts += [f"<circle cx='{x:.1f}' cy='{y:.1f}' r='3' fill='#2166ac'/>" for x, y in coords]
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def bar_chart_svg(bars: Sequence[tuple[str, float]], width: int = 420, label: str = "") -> Markup:
+    """Horizontal bars for values in [0, 1], one per labelled row."""
+    row_h, label_w, pad = 22, 150, 4
+    height = max(len(bars), 1) * row_h + 2 * pad
+    inner = width - label_w - 50
+    parts = [
+        f"<svg class='chart' xmlns='http://www.w3.org/2000/svg' width='{width}' "
+        f"height='{height}' viewBox='0 0 {width} {height}' role='img' "
+        f"aria-label='{escape(label)}'><title>{escape(label)}</title>"
+    ]
+    for i, (name, value) in enumerate(bars):
+        y = pad + i * row_h
+        share = min(max(value, 0.0), 1.0)
+        parts.append(
+            f"<text x='{label_w - 6}' y='{y + 15}' text-anchor='end' font-size='12'>"
+            f"{escape(name)}</text>"
+            f"<rect x='{label_w}' y='{y + 3}' width='{inner}' height='{row_h - 6}' fill='#eee'/>"
+            f"<rect x='{label_w}' y='{y + 3}' width='{inner * share:.1f}' "
+            f"height='{row_h - 6}' fill='#2166ac'/>"
+            f"<text x='{label_w + inner + 6}' y='{y + 15}' font-size='12'>{share:.0%}</text>"
+        )
+    parts.append("</svg>")
+    return Markup("".join(parts))

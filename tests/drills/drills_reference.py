@@ -1,0 +1,197 @@
+"""Every drill kind's answer recomputed from a variant's given tensors with plain NumPy.
+
+Written from the chapter's formulas, independently of ``engine`` and ``quizsvc.drills``:
+these functions only read the given tensors (by name) and the variant's params, so a
+wrong answer key, a given tensor that differs from what the answer was computed from, or
+a mislabelled tensor makes the comparison fail.
+
+``Rounding`` imitates a learner working by hand the way the chapter does: vectors, scores,
+exponentials and losses kept to 2 decimals, attention weights and probabilities to 3.
+``EXACT`` keeps every digit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+Array = np.ndarray
+
+
+@dataclass(frozen=True)
+class Rounding:
+    values: Callable[[Array], Array]  # vectors, scores, e^x, sums, losses
+    weights: Callable[[Array], Array]  # attention weights, probabilities
+
+
+EXACT = Rounding(values=lambda x: x, weights=lambda x: x)
+BY_HAND = Rounding(values=lambda x: np.round(x, 2), weights=lambda x: np.round(x, 3))
+
+
+def given(variant, name: str) -> Array:
+    matches = [tensor.values for tensor in variant.given if tensor.name == name]
+    assert len(matches) == 1, f"{variant.kind} has no single given tensor named {name!r}"
+    return matches[0]
+
+
+def softmax_by_hand(scores: Array, r: Rounding) -> Array:
+    """The chapter's 4.3: e^x per score, their sum, then each e^x over the sum."""
+    exps = r.values(np.exp(scores))
+    return r.weights(exps / r.values(exps.sum(axis=-1, keepdims=True)))
+
+
+def embedding_positional(v, r: Rounding = EXACT) -> Array:
+    position = v.params["position"]
+    table, ids = given(v, "E"), given(v, "ids")[0].astype(int)
+    d_model = table.shape[1]
+    dim = np.arange(d_model)
+    angle = position / 10000 ** ((dim - dim % 2) / d_model)
+    pe = np.array([math.sin(a) if j % 2 == 0 else math.cos(a) for j, a in enumerate(angle)])
+    return r.values(table[ids[position]] + r.values(pe))[None]
+
+
+def projection(v, r: Rounding = EXACT) -> Array:
+    weight = {"q": "W_q", "k": "W_k", "v": "W_v"}[v.params["which"]]
+    return r.values(given(v, "X'") @ given(v, weight))
+
+
+def score_row(v, r: Rounding = EXACT) -> Array:
+    q, k = given(v, f"q{v.params['position']}"), given(v, "K")
+    return r.values(r.values(q @ k.T) / math.sqrt(k.shape[1]))
+
+
+def softmax_row(v, r: Rounding = EXACT) -> Array:
+    return softmax_by_hand(given(v, "scores"), r)
+
+
+def masked_row(v, r: Rounding = EXACT) -> Array:
+    scores = given(v, "scores").copy()
+    scores[0, v.params["position"] + 1 :] = -np.inf
+    return softmax_by_hand(scores, r)
+
+
+def attention_output_row(v, r: Rounding = EXACT) -> Array:
+    weights = given(v, f"A[{v.params['position']}]")
+    return r.values(weights @ given(v, "V"))
+
+
+def multi_head(v, r: Rounding = EXACT) -> Array:
+    x = given(v, "X'")
+    n_heads, d_model = v.params["n_heads"], v.params["d_model"]
+    d_k = d_model // n_heads
+    whole = v.params["part"] == "concat_projection"
+    heads = range(1, n_heads + 1) if whole else [v.params["head"]]
+    outputs = []
+    for h in heads:
+        x_h = x[:, (h - 1) * d_k : h * d_k]
+        q = r.values(x_h @ given(v, f"Wq{h}"))
+        k = r.values(x_h @ given(v, f"Wk{h}"))
+        values = r.values(x_h @ given(v, f"Wv{h}"))
+        weights = softmax_by_hand(r.values(q @ k.T / math.sqrt(d_k)), r)
+        outputs.append(r.values(weights @ values))
+    if not whole:
+        return outputs[0]
+    return r.values(np.concatenate(outputs, axis=1) @ given(v, "Wo"))
+
+
+def add_norm(v, r: Rounding = EXACT) -> Array:
+    total = given(v, "x") + given(v, "Sublayer(x)")
+    centered = total - total.mean()
+    std = r.values(np.sqrt(r.values(np.mean(centered**2)) + 1e-5))
+    return r.values(r.values(centered / std) * given(v, "γ") + given(v, "β"))
+
+
+def ffn_row(v, r: Rounding = EXACT) -> Array:
+    hidden = np.maximum(0.0, given(v, "x") @ given(v, "W1") + given(v, "b1"))
+    return r.values(r.values(hidden) @ given(v, "W2") + given(v, "b2"))
+
+
+def cross_attention_row(v, r: Rounding = EXACT) -> Array:
+    token = ("<s>", "I", "love", "you")[v.params["position"]]
+    q, k = given(v, f"q({token})"), given(v, "K_enc")
+    weights = softmax_by_hand(r.values(q @ k.T / math.sqrt(k.shape[1])), r)
+    if v.params["part"] == "weights":
+        return weights
+    return r.values(weights @ given(v, "V_enc"))
+
+
+def teacher_forcing_loss(v, r: Rounding = EXACT) -> Array:
+    eos = 2
+    labels = [*given(v, "target")[0].astype(int), eos]  # the decoder predicts the next token
+    probs = given(v, "P")
+    losses = r.values(np.array([-math.log(probs[t, label]) for t, label in enumerate(labels)]))
+    reduction = v.params["reduction"]
+    if reduction == "mean":
+        loss = losses.mean()
+    elif reduction == "sum":
+        loss = losses.sum()
+    else:
+        loss = losses[v.params["position"]]
+    return r.values(np.array([[loss]]))
+
+
+def greedy_next_token(v, r: Rounding = EXACT) -> Array:
+    return np.array([[float(np.argmax(given(v, "logits")[0]))]])
+
+
+REFERENCE = {
+    "embedding_positional": embedding_positional,
+    "projection": projection,
+    "score_row": score_row,
+    "softmax_row": softmax_row,
+    "masked_row": masked_row,
+    "attention_output_row": attention_output_row,
+    "multi_head": multi_head,
+    "add_norm": add_norm,
+    "ffn_row": ffn_row,
+    "cross_attention_row": cross_attention_row,
+    "teacher_forcing_loss": teacher_forcing_loss,
+    "greedy_next_token": greedy_next_token,
+}
+
+
+# (kind, params): every kind at its defaults, plus the sizes and options each kind offers.
+PARAM_CASES: list[tuple[str, dict]] = [
+    *((kind, {}) for kind in REFERENCE),
+    ("embedding_positional", {"d_model": 2, "n": 2}),
+    ("embedding_positional", {"d_model": 6, "n": 4, "vocab_size": 8, "position": 3}),
+    ("projection", {"which": "q", "n": 2, "d_model": 6}),
+    ("projection", {"which": "k"}),
+    ("projection", {"which": "v", "n": 4, "d_model": 2}),
+    ("score_row", {"n": 4, "d_model": 6, "position": 3}),
+    ("score_row", {"n": 2, "d_model": 2}),
+    ("softmax_row", {"n": 2}),
+    ("softmax_row", {"n": 4}),
+    ("masked_row", {"n": 2}),
+    ("masked_row", {"n": 4}),
+    ("masked_row", {"n": 4, "position": 0}),
+    ("attention_output_row", {"n": 4, "d_model": 6}),
+    ("attention_output_row", {"n": 2, "d_model": 2, "position": 1}),
+    ("multi_head", {"part": "head_output"}),
+    ("multi_head", {"part": "head_output", "head": 2, "n": 4}),
+    ("multi_head", {"d_model": 6, "n_heads": 3}),
+    ("multi_head", {"d_model": 6, "n_heads": 2, "part": "head_output"}),
+    ("multi_head", {"d_model": 2, "n_heads": 1, "n": 2}),
+    ("add_norm", {"d_model": 2}),
+    ("add_norm", {"d_model": 6}),
+    ("ffn_row", {"d_model": 2, "d_ff": 2}),
+    ("ffn_row", {"d_model": 6, "d_ff": 8}),
+    ("cross_attention_row", {"part": "weights"}),
+    ("cross_attention_row", {"n": 4, "target_length": 2, "d_model": 6, "position": 1}),
+    ("cross_attention_row", {"n": 2, "d_model": 2, "part": "weights"}),
+    ("teacher_forcing_loss", {"reduction": "sum"}),
+    ("teacher_forcing_loss", {"reduction": "position"}),
+    ("teacher_forcing_loss", {"reduction": "position", "position": 0, "target_length": 1}),
+    ("teacher_forcing_loss", {"vocab_size": 8, "target_length": 3}),
+    ("teacher_forcing_loss", {"vocab_size": 5, "target_length": 3}),  # words must repeat
+    ("greedy_next_token", {"vocab_size": 4, "generated": 0}),
+    ("greedy_next_token", {"vocab_size": 8, "generated": 3}),
+]
+
+
+def case_id(case: tuple[str, dict]) -> str:
+    kind, params = case
+    return kind + "".join(f"-{key}={value}" for key, value in params.items())

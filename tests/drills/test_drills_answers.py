@@ -1,0 +1,146 @@
+"""Every kind's answer key equals a plain-NumPy recomputation from its own given tensors,
+the given numbers are hand-friendly, and hand rounding stays within the tolerance."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+from drills_reference import BY_HAND, EXACT, PARAM_CASES, REFERENCE, case_id
+
+from quizsvc.drills import DRILL_KINDS, generate_variant
+from quizsvc.grading import grade_numeric
+
+SEEDS = range(12)
+CASES = [pytest.param(case, id=case_id(case)) for case in PARAM_CASES]
+
+
+def test_every_kind_has_a_reference_formula_and_is_covered_by_the_cases() -> None:
+    assert set(REFERENCE) == set(DRILL_KINDS)
+    assert {kind for kind, _ in PARAM_CASES} == set(DRILL_KINDS)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_answer_equals_the_formula_applied_to_the_given_tensors(case) -> None:
+    kind, params = case
+    for seed in SEEDS:
+        variant = generate_variant(kind, seed, params)
+        expected = REFERENCE[kind](variant, EXACT)
+        assert variant.answer.shape == expected.shape, (seed, variant.answer.shape)
+        np.testing.assert_allclose(variant.answer.values, expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_learner_rounding_every_step_by_hand_is_within_the_tolerance(case) -> None:
+    # Two decimals for vectors, scores and e^x, three for weights, as the chapter works.
+    kind, params = case
+    for seed in range(40):
+        variant = generate_variant(kind, seed, params)
+        by_hand = REFERENCE[kind](variant, BY_HAND)
+        grade = grade_numeric(by_hand, variant.answer.values, variant.tolerance)
+        assert grade.all_correct, (seed, by_hand, variant.answer.values, variant.tolerance)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_wrong_first_decimal_is_graded_wrong(case) -> None:
+    # The default tolerances must not be so loose that a real mistake passes.
+    kind, params = case
+    for seed in SEEDS:
+        variant = generate_variant(kind, seed, params)
+        wrong = variant.answer.values.copy()
+        wrong[0, 0] = 0.0 if math.isinf(wrong[0, 0]) else wrong[0, 0] + 0.1
+        grade = grade_numeric(wrong, variant.answer.values, variant.tolerance)
+        assert not grade.cells[0].correct
+
+
+# Per kind: (regex over given tensor names, multiplier that makes every entry an integer,
+# largest allowed |entry|).  Every given tensor must match one rule.
+HAND_FRIENDLY = {
+    "embedding_positional": [(r"E", 10, 1.0), (r"ids", 1, 7)],
+    "projection": [(r"X'", 10, 2.0), (r"W_[qkv]", 2, 1.0)],
+    "score_row": [(r"q\d", 10, 1.5), (r"K", 10, 1.5)],
+    "softmax_row": [(r"scores", 10, 3.0)],
+    "masked_row": [(r"scores", 10, 3.0)],
+    "attention_output_row": [(r"A\[\d\]", 100, 1.0), (r"V", 10, 2.0)],
+    "multi_head": [(r"X'", 10, 1.0), (r"W[qkv]\d|Wo", 2, 1.0)],
+    "add_norm": [(r"x|Sublayer\(x\)|β", 10, 2.0), (r"γ", 2, 1.0)],
+    "ffn_row": [(r"x|b1|b2", 10, 1.0), (r"W1|W2", 2, 1.0)],
+    "cross_attention_row": [(r"q\(.*\)|K_enc|V_enc", 10, 2.0)],
+    "teacher_forcing_loss": [(r"target", 1, 7), (r"P", 100, 1.0)],
+    "greedy_next_token": [(r"logits", 10, 4.0)],
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_given_numbers_are_hand_friendly(case) -> None:
+    kind, params = case
+    for seed in SEEDS:
+        variant = generate_variant(kind, seed, params)
+        for tensor in variant.given:
+            rules = [rule for rule in HAND_FRIENDLY[kind] if re.fullmatch(rule[0], tensor.name)]
+            assert len(rules) == 1, f"no single rule for {kind} tensor {tensor.name!r}"
+            _, multiplier, largest = rules[0]
+            scaled = tensor.values * multiplier
+            assert np.allclose(scaled, np.round(scaled), rtol=0, atol=1e-9), (tensor.name, seed)
+            assert np.abs(tensor.values).max() <= largest, (tensor.name, seed)
+
+
+def test_attention_weights_and_probabilities_given_add_up_to_one() -> None:
+    for seed in SEEDS:
+        weights = generate_variant("attention_output_row", seed).given[0].values
+        assert weights.min() > 0 and math.isclose(weights.sum(), 1.0)
+        probs = generate_variant("teacher_forcing_loss", seed).given[1].values
+        assert probs.min() > 0 and np.allclose(probs.sum(axis=1), 1.0)
+
+
+def test_answer_shapes_follow_the_params() -> None:
+    shapes = {
+        ("embedding_positional", (("d_model", 6),)): (1, 6),
+        ("projection", (("n", 2), ("d_model", 6))): (2, 6),
+        ("score_row", (("n", 4),)): (1, 4),
+        ("softmax_row", (("n", 2),)): (1, 2),
+        ("masked_row", (("n", 4),)): (1, 4),
+        ("attention_output_row", (("d_model", 2),)): (1, 2),
+        ("multi_head", ()): (3, 4),
+        ("multi_head", (("part", "head_output"), ("d_model", 6), ("n_heads", 3))): (3, 2),
+        ("add_norm", (("d_model", 6),)): (1, 6),
+        ("ffn_row", (("d_model", 2), ("d_ff", 8))): (1, 2),
+        ("cross_attention_row", (("n", 2),)): (1, 4),
+        ("cross_attention_row", (("n", 2), ("part", "weights"))): (1, 2),
+        ("teacher_forcing_loss", ()): (1, 1),
+        ("greedy_next_token", ()): (1, 1),
+    }
+    for (kind, params), shape in shapes.items():
+        assert generate_variant(kind, 3, dict(params)).answer.shape == shape, (kind, params)
+
+
+def test_masked_row_weights_are_zero_exactly_at_the_future_positions() -> None:
+    for seed in SEEDS:
+        variant = generate_variant("masked_row", seed, {"n": 4})
+        position = variant.params["position"]
+        weights = variant.answer.values[0]
+        assert np.all(weights[position + 1 :] == 0.0)
+        assert np.all(weights[: position + 1] > 0.0)
+        # An open position masks something and sees more than itself.
+        assert 1 <= position <= 2
+
+
+def test_greedy_answer_is_a_unique_argmax_and_an_integer_word_or_eos() -> None:
+    for seed in range(50):
+        variant = generate_variant("greedy_next_token", seed)
+        logits = variant.given[0].values[0]
+        answer = variant.answer.values[0, 0]
+        assert answer == int(answer) and answer >= 2  # not <pad> or <s>
+        assert np.count_nonzero(logits == logits.max()) == 1
+        assert variant.all_or_nothing and variant.tolerance.atol == 0
+
+
+def test_teacher_forcing_mean_loss_by_hand_example() -> None:
+    # One case worked through independently: labels are the target shifted left + <eos>.
+    variant = generate_variant("teacher_forcing_loss", 0, {"target_length": 1})
+    target = int(variant.given[0].values[0, 0])
+    probs = variant.given[1].values
+    expected = (-math.log(probs[0, target]) - math.log(probs[1, 2])) / 2
+    assert variant.answer.values[0, 0] == pytest.approx(expected, abs=1e-12)

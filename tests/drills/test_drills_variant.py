@@ -1,0 +1,165 @@
+"""Variants are deterministic, immutable, and survive their JSON record exactly."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from drills_reference import PARAM_CASES, case_id
+
+from quizsvc.drills import DRILL_KINDS, Step, Tensor, Variant, generate_variant
+from quizsvc.grading import Tolerance
+
+KINDS = sorted(DRILL_KINDS)
+CASES = [pytest.param(case, id=case_id(case)) for case in PARAM_CASES]
+
+
+def as_json_text(variant: Variant) -> str:
+    return json.dumps(variant.to_json(), allow_nan=False, ensure_ascii=False, sort_keys=True)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_same_kind_seed_and_params_give_the_identical_variant(case) -> None:
+    kind, params = case
+    for seed in (0, 7, 2**40):
+        first, second = generate_variant(kind, seed, params), generate_variant(kind, seed, params)
+        assert as_json_text(first) == as_json_text(second)
+        assert first == second
+
+
+def test_generation_uses_no_global_random_state() -> None:
+    np.random.seed(1)
+    first = as_json_text(generate_variant("multi_head", 5))
+    np.random.seed(2)
+    np.random.random(100)
+    assert as_json_text(generate_variant("multi_head", 5)) == first
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_different_seeds_give_different_variants(kind: str) -> None:
+    texts = {as_json_text(generate_variant(kind, seed)) for seed in range(10)}
+    assert len(texts) == 10
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_json_round_trip_rebuilds_the_variant_exactly(case) -> None:
+    kind, params = case
+    for seed in range(5):
+        variant = generate_variant(kind, seed, params)
+        record = json.loads(as_json_text(variant))  # allow_nan=False: no bare inf/nan
+        rebuilt = Variant.from_json(record)
+        assert rebuilt == variant
+        assert as_json_text(rebuilt) == as_json_text(variant)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_recorded_params_regenerate_the_variant(case) -> None:
+    # Open choices (positions, which projection, which head) are recorded in params.
+    kind, params = case
+    for seed in range(5):
+        variant = generate_variant(kind, seed, params)
+        assert generate_variant(kind, seed, variant.params) == variant
+        assert set(variant.params) == set(DRILL_KINDS[kind].params_model.model_fields)
+
+
+def test_open_choices_are_drawn_and_recorded() -> None:
+    positions = {generate_variant("score_row", seed).params["position"] for seed in range(30)}
+    assert positions == {0, 1, 2}
+    which = {generate_variant("projection", seed).params["which"] for seed in range(30)}
+    assert which == {"q", "k", "v"}
+    assert generate_variant("projection", 0, {"which": "v"}).answer.name == "V"
+
+
+def test_fixing_a_choice_keeps_every_other_number_of_the_seed() -> None:
+    open_choice = generate_variant("cross_attention_row", 4)
+    fixed = generate_variant("cross_attention_row", 4, {"position": 3})
+    assert open_choice.given[1:] == fixed.given[1:]  # K_enc, V_enc
+    assert np.array_equal(open_choice.given[0].values, fixed.given[0].values)  # q
+    assert fixed.params["position"] == 3
+
+
+def test_infinities_are_written_as_strings_in_json() -> None:
+    variant = generate_variant("masked_row", 0, {"n": 4, "position": 1})
+    record = variant.to_json()
+    masked = next(
+        tensor
+        for step in record["solution"]
+        for tensor in step["tensors"]
+        if tensor["name"] == "masked scores"
+    )
+    assert masked["values"][0][2:] == ["-inf", "-inf"]
+    assert all(isinstance(value, float) for value in masked["values"][0][:2])
+    rebuilt = Variant.from_json(json.loads(json.dumps(record, allow_nan=False)))
+    rebuilt_masked = rebuilt.solution[0].tensors[-1].values
+    assert rebuilt_masked[0, 3] == -np.inf
+
+
+def test_to_json_has_everything_a_client_needs() -> None:
+    variant = generate_variant("score_row", 3)
+    record = variant.to_json()
+    assert record["format"] == 1
+    assert record["kind"] == "score_row" and record["seed"] == 3
+    assert record["params"] == {"n": 3, "d_model": 4, "position": variant.params["position"]}
+    assert set(record["prompt"]) == {"zh", "en"}
+    assert record["answer"]["row_labels"] and record["answer"]["col_labels"]
+    assert record["tolerance"] == {"atol": 0.01, "rtol": 0.0}
+    assert record["all_or_nothing"] is False
+    assert record["skill"] == "scores"
+    assert record["heatmap"] is None
+
+
+def test_from_json_rejects_records_it_does_not_know() -> None:
+    record = generate_variant("softmax_row", 1).to_json()
+    with pytest.raises(ValueError, match="format"):
+        Variant.from_json({**record, "format": 2})
+    without_answer = {key: value for key, value in record.items() if key != "answer"}
+    with pytest.raises(ValueError, match="answer"):
+        Variant.from_json(without_answer)
+    bad_value = copy.deepcopy(record)
+    bad_value["answer"]["values"][0][0] = "nan"
+    with pytest.raises(ValueError):
+        Variant.from_json(bad_value)
+    ragged = copy.deepcopy(record)
+    ragged["given"][0]["values"] = [[1.0, 2.0], [3.0]]
+    with pytest.raises(ValueError, match="different lengths"):
+        Variant.from_json(ragged)
+
+
+def test_variant_is_immutable() -> None:
+    variant = generate_variant("ffn_row", 2)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        variant.seed = 3  # type: ignore[misc]
+    with pytest.raises(ValueError):
+        variant.answer.values[0, 0] = 1.0
+    with pytest.raises(ValueError):
+        variant.given[0].values[0, 0] = 1.0
+
+
+def test_tensor_validates_its_shape_labels_and_values() -> None:
+    with pytest.raises(ValueError, match="2-D"):
+        Tensor("v", np.zeros(3), ("r",), ("a", "b", "c"))
+    with pytest.raises(ValueError, match="labels"):
+        Tensor("v", np.zeros((1, 3)), ("r",), ("a", "b"))
+    with pytest.raises(ValueError, match="NaN"):
+        Tensor("v", np.array([[np.nan]]), ("r",), ("c",))
+    negative_zero = Tensor("v", np.array([[-0.0]]), ("r",), ("c",))
+    zero = Tensor("v", np.array([[0.0]]), ("r",), ("c",))
+    assert negative_zero == zero and hash(negative_zero) == hash(zero)
+    assert str(negative_zero.values[0, 0]) == "0.0"
+    assert Tensor("v", np.array([[1.0]]), ("r",), ("c",)) != Tensor(
+        "v", np.array([[1.0]]), ("r",), ("d",)
+    )
+
+
+def test_step_and_variant_require_both_languages() -> None:
+    with pytest.raises(ValueError, match="zh"):
+        Step(title={"en": "t"}, text={"zh": "z", "en": "e"})
+    variant = generate_variant("greedy_next_token", 0)
+    with pytest.raises(ValueError, match="prompt"):
+        dataclasses.replace(variant, prompt={"en": "only English"})
+    with pytest.raises(TypeError, match="Tolerance"):
+        dataclasses.replace(variant, tolerance={"atol": 0})
+    assert dataclasses.replace(variant, tolerance=Tolerance(atol=1)).tolerance.atol == 1

@@ -1,0 +1,282 @@
+"""run_selftest and its checks: they pass on a sound answer key and fail on a broken one."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+import numpy as np
+import pytest
+from selftest_content import drill_question, numeric_question
+
+from quizsvc import selftest
+from quizsvc.bank import load_bank
+from quizsvc.drills import drill_param_models, generate_variant
+from quizsvc.grading import AnswerRejected, Tolerance, grade_numeric, parse_answer
+from quizsvc.selftest import answer_text, check_answer_key, run_selftest
+
+OPEN_QUESTION = """\
+  - id: why
+    type: open
+    tags: [multi_head]
+    prompt: {zh: 为什么, en: Why}
+    reference_answer: {zh: 因为, en: Because}
+    rubric:
+      - key: heads
+        weight: 1
+        description: {zh: 头, en: heads}
+        phrases: {zh: [头], en: [head]}
+"""
+
+MASKED = '[[2.0, "-inf"], [2.7, 2.89]]'
+
+
+def load(write_bank, *questions: str):
+    return load_bank(write_bank(q="questions:\n" + "".join(questions)), drill_param_models())
+
+
+def by_name(checks) -> dict[str, list]:
+    grouped: dict[str, list] = {}
+    for check in checks:
+        grouped.setdefault(check.name, []).append(check)
+    return grouped
+
+
+# --- answer_text ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [[0.1]],
+        [[1 / 3, -2.0, 1e-05, 123456.789]],
+        [[0.471, 0.529, 0.0], [1.0, -np.inf, np.inf]],
+        [[3.0]],
+    ],
+)
+def test_answer_text_reads_back_as_exactly_the_same_numbers(values) -> None:
+    matrix = np.array(values, dtype=float)
+    text = answer_text(matrix)
+    assert np.array_equal(parse_answer(text), matrix)
+    assert text.count(";") == matrix.shape[0] - 1
+
+
+def test_answer_text_writes_infinities_as_a_learner_would() -> None:
+    assert answer_text(np.array([[1.5, -np.inf]])) == "1.5 -inf"
+
+
+# --- check_answer_key ------------------------------------------------------------------------
+
+
+def test_a_sound_answer_key_passes_every_check() -> None:
+    checks = check_answer_key(np.array([[0.471, 0.529, 0.0]]), Tolerance(atol=0.005), False, 3)
+    assert [(c.name, c.seed, c.passed) for c in checks] == [
+        ("expected", 3, True),
+        ("perturbed", 3, True),
+        ("tolerance", 3, True),
+        ("malformed", 3, True),
+    ]
+
+
+def test_exact_and_all_or_nothing_answers_pass() -> None:
+    checks = check_answer_key(np.array([[4.0]]), Tolerance(atol=0.0), True, None)
+    assert all(check.passed for check in checks)
+
+
+def test_a_tolerance_that_accepts_a_plausible_mistake_fails_perturbed_and_tolerance() -> None:
+    checks = by_name(check_answer_key(np.array([[2.0, 2.5, 3.0]]), Tolerance(atol=1.0), False, 0))
+    assert not checks["perturbed"][0].passed
+    assert "was accepted" in checks["perturbed"][0].message
+    assert "too loose" in checks["perturbed"][0].message
+    assert not checks["tolerance"][0].passed
+    assert "accepts answers up to 1 away" in checks["tolerance"][0].message
+    assert checks["expected"][0].passed and checks["malformed"][0].passed
+
+
+def test_a_relative_tolerance_that_is_too_loose_is_reported() -> None:
+    checks = by_name(check_answer_key(np.array([[100.0]]), Tolerance(rtol=0.1), False, 0))
+    assert not checks["tolerance"][0].passed
+    assert not checks["perturbed"][0].passed
+
+
+def test_a_tolerance_just_inside_the_margin_passes_and_just_outside_fails() -> None:
+    # A plausible mistake at 0.5 is 0.1; the tolerance may be at most a third of it.
+    inside = check_answer_key(np.array([[0.5]]), Tolerance(atol=0.033), False, 0)
+    outside = check_answer_key(np.array([[0.5]]), Tolerance(atol=0.034), False, 0)
+    assert by_name(inside)["tolerance"][0].passed
+    assert not by_name(outside)["tolerance"][0].passed
+
+
+def test_infinite_cells_are_perturbed_to_zero_and_that_is_wrong() -> None:
+    expected = np.array([[-np.inf]])
+    perturbed = by_name(check_answer_key(expected, Tolerance(atol=0.01), False, 0))["perturbed"]
+    assert perturbed[0].passed
+
+
+def test_perturbed_check_fails_if_the_grader_marks_other_cells_wrong(monkeypatch) -> None:
+    def grader_that_marks_cell_0_wrong(answer, expected, tol, *, all_or_nothing=False):
+        grade = grade_numeric(answer, expected, tol, all_or_nothing=all_or_nothing)
+        cells = (dataclasses.replace(grade.cells[0], correct=False), *grade.cells[1:])
+        return dataclasses.replace(grade, cells=cells, score=0.0)
+
+    monkeypatch.setattr(selftest, "grade_numeric", grader_that_marks_cell_0_wrong)
+    expected = np.arange(1.0, 10.0).reshape(3, 3)
+    checks = [check_answer_key(expected, Tolerance(atol=0.01), False, seed) for seed in range(5)]
+    assert not any(by_name(seed_checks)["expected"][0].passed for seed_checks in checks)
+    assert "cells marked wrong: [0, 0]" in by_name(checks[0])["expected"][0].message
+    messages = [by_name(seed_checks)["perturbed"][0].message for seed_checks in checks]
+    assert any("cell [0, 0] was not perturbed but was marked wrong" in m for m in messages)
+
+
+def test_malformed_check_fails_if_a_wrong_shape_is_graded(monkeypatch) -> None:
+    def grader_without_shape_check(answer, expected, tol, *, all_or_nothing=False):
+        matrix = parse_answer(answer)
+        return grade_numeric(matrix[:, : np.shape(expected)[1]], expected, tol)
+
+    monkeypatch.setattr(selftest, "grade_numeric", grader_without_shape_check)
+    checks = by_name(check_answer_key(np.array([[1.0, 2.0]]), Tolerance(), False, 0))
+    assert not checks["malformed"][0].passed
+    assert "a 1 × 3 answer ('1.0 2.0 1.0') was graded" in checks["malformed"][0].message
+
+
+def test_expected_check_fails_if_the_expected_text_is_rejected(monkeypatch) -> None:
+    def grader_rejecting_everything(answer, expected, tol, *, all_or_nothing=False):
+        raise AnswerRejected("no")
+
+    monkeypatch.setattr(selftest, "grade_numeric", grader_rejecting_everything)
+    checks = by_name(check_answer_key(np.array([[1.0]]), Tolerance(), False, 0))
+    assert not checks["expected"][0].passed
+    assert checks["expected"][0].message == "the expected answer '1.0' was rejected: no"
+
+
+def test_perturbed_cells_depend_on_the_seed_and_leave_others_alone(monkeypatch) -> None:
+    submitted_texts: list[str] = []
+
+    def spy(answer, expected, tol, *, all_or_nothing=False):
+        submitted_texts.append(answer)
+        return grade_numeric(answer, expected, tol, all_or_nothing=all_or_nothing)
+
+    monkeypatch.setattr(selftest, "grade_numeric", spy)
+    expected = np.arange(1.0, 7.0).reshape(2, 3)
+    chosen = set()
+    for seed in range(20):
+        submitted_texts.clear()
+        assert selftest._check_perturbed(
+            expected, Tolerance(), False, seed, np.random.default_rng(seed)
+        ).passed
+        submitted = parse_answer(submitted_texts[0])
+        cells = tuple(map(tuple, np.argwhere(submitted != expected)))
+        assert len(cells) == 2  # two of the six cells, the other four as expected
+        for cell in cells:
+            mistake = max(0.1, expected[cell] / 10)
+            assert math.isclose(abs(submitted[cell] - expected[cell]), mistake)
+        chosen.add(cells)
+    assert len(chosen) > 3
+
+
+# --- run_selftest on banks --------------------------------------------------------------------
+
+
+def test_report_covers_numeric_and_drill_questions_and_skips_the_rest(write_bank) -> None:
+    bank = load(
+        write_bank,
+        numeric_question("masked", MASKED, "{atol: 0.01}"),
+        OPEN_QUESTION,
+        drill_question("d1", "masked_row", "    params: {n: 4}\n"),
+    )
+    report = run_selftest(bank, seeds=(0, 1, 2))
+    assert report.passed and not report.failed
+    assert report.skipped == ("why",)
+    numeric, drill = report.questions
+    assert (numeric.question_id, numeric.question_type, numeric.kind) == ("masked", "numeric", None)
+    assert numeric.source == "ch/q.yaml:2"
+    assert [(c.name, c.seed) for c in numeric.checks] == [
+        ("expected", None),
+        ("perturbed", None),
+        ("tolerance", None),
+        ("malformed", None),
+    ]
+    assert (drill.question_id, drill.kind, drill.seeds) == ("d1", "masked_row", (0, 1, 2))
+    assert len(drill.checks) == 3 * 6
+    assert {c.name for c in drill.checks} == {
+        "generate",
+        "expected",
+        "perturbed",
+        "tolerance",
+        "malformed",
+        "stored",
+    }
+    assert report.summary() == (
+        "2 questions tested (22 checks): 2 passed, 0 failed; 1 skipped (no numeric answer)"
+    )
+
+
+def test_a_numeric_question_with_a_huge_tolerance_fails(write_bank) -> None:
+    bank = load(
+        write_bank,
+        numeric_question("fine", MASKED, "{atol: 0.01}"),
+        numeric_question("loose", MASKED, "{atol: 5}"),
+    )
+    report = run_selftest(bank)
+    assert not report.passed
+    assert [question.question_id for question in report.failed] == ["loose"]
+    assert {check.name for check in report.failed[0].failures} == {"perturbed", "tolerance"}
+
+
+def test_a_drill_question_with_a_huge_tolerance_fails_for_every_seed(write_bank) -> None:
+    bank = load(write_bank, drill_question("d1", "ffn_row", "    tolerance: {atol: 1}\n"))
+    (question,) = run_selftest(bank).questions
+    failed = by_name(question.failures)
+    assert [check.seed for check in failed["perturbed"]] == [0, 1, 2, 3, 4]
+    assert [check.seed for check in failed["tolerance"]] == [0, 1, 2, 3, 4]
+
+
+def test_a_drill_tolerance_tighter_than_the_kinds_is_noted_but_passes(write_bank) -> None:
+    bank = load(write_bank, drill_question("d1", "multi_head", "    tolerance: {atol: 0.02}\n"))
+    (question,) = run_selftest(bank, seeds=(0, 1)).questions
+    assert question.passed
+    assert question.notes == (
+        "tolerance atol=0.02 is tighter than the kind's atol=0.03, which allows for rounding"
+        " every intermediate step by hand",
+    )
+
+
+def test_a_drill_whose_generation_fails_is_reported_per_seed(write_bank, monkeypatch) -> None:
+    def generate_failing_for_seed_1(kind, seed, params=None):
+        if seed == 1:
+            raise RuntimeError("boom")
+        return generate_variant(kind, seed, params)
+
+    monkeypatch.setattr(selftest, "generate_variant", generate_failing_for_seed_1)
+    bank = load(write_bank, drill_question("d1", "softmax_row"))
+    (question,) = run_selftest(bank, seeds=(0, 1, 2)).questions
+    assert not question.passed
+    assert [str(check) for check in question.failures] == [
+        "generate (seed 1): FAILED: RuntimeError: boom"
+    ]
+    assert len(question.checks) == 2 * 6 + 1
+
+
+def test_a_drill_that_does_not_reproduce_its_variant_fails_stored(write_bank, monkeypatch) -> None:
+    calls = itertools.count()
+
+    def generate_differently_every_time(kind, seed, params=None):
+        return generate_variant(kind, seed + 100 * next(calls), params)
+
+    monkeypatch.setattr(selftest, "generate_variant", generate_differently_every_time)
+    bank = load(write_bank, drill_question("d1", "score_row"))
+    (question,) = run_selftest(bank, seeds=(0,)).questions
+    (failure,) = question.failures
+    assert failure.name == "stored"
+    assert "do not reproduce" in failure.message
+
+
+def test_the_real_content_passes() -> None:
+    from pathlib import Path
+
+    bank = load_bank(Path(__file__).resolve().parents[2] / "content", drill_param_models())
+    report = run_selftest(bank)
+    assert report.passed, [str(c) for q in report.failed for c in q.failures]
+    assert len(report.questions) == 12
+    assert all(len(question.checks) == 30 for question in report.questions)

@@ -1,0 +1,78 @@
+"""A real app on a fresh SQLite file per test, with two students and an instructor."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from quizsvc import store
+from quizsvc.store import migrate
+from quizsvc.web import create_app
+
+PASSWORD = "correct horse battery"
+USERS = {"alice": "student", "bob": "student", "ines": "instructor"}
+
+
+@pytest.fixture
+def database_url(tmp_path) -> str:
+    url = f"sqlite:///{tmp_path / 'quizsvc.sqlite3'}"
+    migrate.upgrade(url)
+    sessions = store.make_session_factory(store.make_engine(url))
+    with sessions() as session:
+        for name, role in USERS.items():
+            store.create_user(session, name=name, role=role, password=PASSWORD)
+    return url
+
+
+@pytest.fixture
+def app(database_url):
+    return create_app({"SECRET_KEY": "test secret", "DATABASE_URL": database_url})
+
+
+@pytest.fixture
+def sessions(database_url):
+    return store.make_session_factory(store.make_engine(database_url))
+
+
+def csrf_token(html: str) -> str:
+    match = re.search(r'name="csrf_token" value="([^"]+)"', html) or re.search(
+        r'<meta name="csrf-token" content="([^"]+)"', html
+    )
+    assert match, "no CSRF token in the page"
+    return match.group(1)
+
+
+class Browser:
+    """A test client that logs in and carries the CSRF token like a browser's forms do."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+        self.token = ""
+
+    def get(self, path: str, **kwargs):
+        response = self.client.get(path, **kwargs)
+        if response.mimetype == "text/html" and "csrf" in response.text:
+            self.token = csrf_token(response.text)
+        return response
+
+    def post(self, path: str, data: dict | None = None, **kwargs):
+        if not self.token:
+            self.get("/login")
+        return self.client.post(path, data={"csrf_token": self.token, **(data or {})}, **kwargs)
+
+    def login(self, name: str, password: str = PASSWORD):
+        self.get("/login")
+        return self.post("/login", {"name": name, "password": password})
+
+
+@pytest.fixture
+def browser_for(app):
+    def make(name: str | None = None) -> Browser:
+        b = Browser(app.test_client())
+        if name:
+            response = b.login(name)
+            assert response.status_code == 302, response.text
+        return b
+
+    return make
