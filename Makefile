@@ -26,8 +26,9 @@ run: $(VENV)/.installed-run
 	$(BIN)/quizsvc content validate
 	$(BIN)/quizsvc user demo
 	@echo "serving on http://127.0.0.1:8000 (Ctrl-C stops)"
+	@# one process (with threads): an instructor's content reload swaps the bank in this process
 	QUIZSVC_SECRET_KEY="$$(cat instance/secret_key)" $(BIN)/gunicorn --bind 127.0.0.1:8000 \
-		--workers 2 --access-logfile - 'quizsvc.web:create_app()'
+		--workers 1 --threads 8 --access-logfile - 'quizsvc.web:create_app()'
 
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .

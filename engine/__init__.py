@@ -4,9 +4,10 @@ Row-vector convention (Q = X' W_q), batched over a leading batch axis, float32 o
 """
 
 from engine.config import TransformerConfig
-from engine.decoding import GreedyResult, LayerCache, greedy_decode
+from engine.decoding import GreedyResult, LayerCache, greedy_decode, next_token
 from engine.layers import (
     add_norm,
+    apply_mask,
     attention,
     causal_mask,
     embed,
@@ -56,6 +57,7 @@ __all__ = [
     "TransformerConfig",
     "TransformerParams",
     "add_norm",
+    "apply_mask",
     "attention",
     "causal_mask",
     "cross_entropy",
@@ -73,6 +75,7 @@ __all__ = [
     "log_softmax",
     "merge_heads",
     "multi_head_attention",
+    "next_token",
     "padding_mask",
     "positional_encoding",
     "softmax",

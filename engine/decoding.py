@@ -66,6 +66,11 @@ class GreedyResult:
     logits: Array  # (b, steps, tgt_vocab): the logits each token was chosen from
 
 
+def next_token(logits: Array) -> Array:
+    """Greedy choice: the highest-scoring token of each row (the first one on a tie)."""
+    return np.argmax(logits, axis=-1)
+
+
 def greedy_decode(
     src_ids: Array,
     params: TransformerParams,
@@ -98,7 +103,7 @@ def greedy_decode(
             full = decode(prefix, memory, params, config, memory_mask, self_mask=causal_mask(t + 1))
             logits = full[:, -1]
         all_logits.append(logits)
-        tokens[:, t + 1] = np.argmax(logits, axis=-1)
+        tokens[:, t + 1] = next_token(logits)
         if eos is not None:
             finished |= tokens[:, t + 1] == eos
             if finished.all():

@@ -76,6 +76,12 @@ def padding_mask(ids: Array, pad_id: int) -> Array:
     return (np.asarray(ids) != pad_id)[:, None, None, :]
 
 
+def apply_mask(scores: Array, mask: Array) -> Array:
+    """In place: -inf wherever the boolean mask says "may not attend"; returns `scores`."""
+    np.copyto(scores, -np.inf, where=~np.asarray(mask, dtype=bool))
+    return scores
+
+
 def attention(
     q: Array, k: Array, v: Array, mask: Array | None = None, trace: Trace | None = None
 ) -> tuple[Array, Array]:
@@ -91,7 +97,7 @@ def attention(
     if trace is not None:
         record(trace, "scores", scores.copy())
     if mask is not None:
-        np.copyto(scores, -np.inf, where=~np.asarray(mask, dtype=bool))
+        apply_mask(scores, mask)
         if trace is not None:
             record(trace, "masked_scores", scores)
     weights = softmax(scores)

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from engine.layers import attention, causal_mask, linear, softmax
+from engine.layers import apply_mask, attention, causal_mask, linear, softmax
 from engine.trace import Trace
 from quizsvc.drills.params import (
     AttentionOutputRowParams,
@@ -165,9 +165,8 @@ def masked_row(rng: Rng, p: MaskedRowParams) -> Draft:
         position = int(rng.integers(1, p.n - 1)) if p.n >= 3 else 0
     else:
         position = p.position
-    # What engine.layers.attention does with a mask: -inf where the mask is False, then the
-    # engine's softmax (which turns -inf into exactly 0).
-    masked = np.where(causal_mask(p.n)[position], scores, -np.inf)
+    # The engine's own masking step (as in attention()), then its softmax (-inf -> exactly 0).
+    masked = apply_mask(scores.copy(), causal_mask(p.n)[position])
     weights = softmax(masked)
 
     tokens = DECODER_TOKENS[: p.n]

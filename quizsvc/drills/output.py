@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.config import TransformerConfig
+from engine.decoding import next_token
 from engine.layers import softmax
 from engine.model import cross_entropy, teacher_forcing_batch
 from quizsvc.drills.params import GreedyNextTokenParams, TeacherForcingLossParams
@@ -176,8 +177,7 @@ def greedy_next_token(rng: Rng, p: GreedyNextTokenParams) -> Draft:
         if np.count_nonzero(logits == logits.max()) == 1 and np.argmax(logits) >= EOS:
             break
     probs = softmax(logits)
-    # engine.decoding.greedy_decode picks tokens[:, t + 1] = np.argmax(logits, axis=-1).
-    chosen = int(np.argmax(logits))
+    chosen = int(next_token(logits))  # the choice greedy_decode makes
 
     so_far = " ".join(DECODER_TOKENS[: p.generated + 1])
     columns = tuple(f"{i} {word}" for i, word in enumerate(vocab))

@@ -13,6 +13,7 @@ from engine import (
     encode,
     greedy_decode,
     init_params,
+    next_token,
 )
 from engine.model import source_mask
 
@@ -114,3 +115,8 @@ def test_decoding_needs_a_start_token():
     params = init_params(config, np.random.default_rng(0))
     with pytest.raises(ValueError, match="bos_id"):
         greedy_decode(np.array([[3]]), params, config, 3)
+
+
+def test_next_token_takes_the_first_of_tied_maxima():
+    logits = np.array([[0.1, 2.0, 2.0, -1.0], [5.0, -np.inf, 4.0, 5.0]])
+    assert next_token(logits).tolist() == [1, 0]
