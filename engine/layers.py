@@ -22,7 +22,9 @@ def softmax(x: Array, axis: int = -1) -> Array:
     A slice that is entirely -inf has no defined distribution: it gets all zeros (rather than
     NaN), so a query that may attend to nothing contributes a zero vector.
     """
-    x = np.moveaxis(x, axis, -1)
+    x = np.moveaxis(np.asarray(x), axis, -1)
+    if x.dtype.kind != "f":
+        x = x.astype(np.float64)
     peak = np.max(x, axis=-1, keepdims=True)
     peak[~np.isfinite(peak)] = 0
     e = np.subtract(x, peak)

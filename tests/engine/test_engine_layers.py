@@ -50,6 +50,12 @@ def test_softmax_of_an_all_masked_row_is_zero_not_nan():
     assert out.tolist() == [[0.0, 0.0], [0.5, 0.5]]
 
 
+def test_softmax_of_integers_and_along_another_axis():
+    np.testing.assert_allclose(softmax(np.array([0, 0])), [0.5, 0.5])
+    columns = softmax(np.array([[0.0, 1.0], [0.0, 1.0]]), axis=0)
+    np.testing.assert_allclose(columns, [[0.5, 0.5], [0.5, 0.5]])
+
+
 def test_log_softmax_hand_values():
     out = log_softmax(np.array([0.0, math.log(3)]))
     np.testing.assert_allclose(out, [-math.log(4), math.log(3) - math.log(4)], rtol=1e-14)
