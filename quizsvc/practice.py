@@ -4,7 +4,6 @@ the web layer only translates requests into these calls (no Flask here)."""
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
 from dataclasses import dataclass
 
@@ -53,11 +52,15 @@ def drill_skill(question: DrillQuestion) -> str:
 
 def build_variant(question: DrillQuestion, seed: int) -> Variant:
     """The drill kind's variant, with the question's own tolerance and scoring rule."""
-    variant = generate_variant(question.kind, seed, question.params)
-    changes: dict = {"all_or_nothing": variant.all_or_nothing or question.all_or_nothing}
-    if question.tolerance is not None:
-        changes["tolerance"] = Tolerance(question.tolerance.atol, question.tolerance.rtol)
-    return dataclasses.replace(variant, **changes)
+    return generate_variant(question.kind, seed, question.params).with_scoring(
+        question_tolerance(question), question.all_or_nothing
+    )
+
+
+def question_tolerance(question: DrillQuestion) -> Tolerance | None:
+    if question.tolerance is None:
+        return None
+    return Tolerance(question.tolerance.atol, question.tolerance.rtol)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ import numpy as np
 from quizsvc.bank import Bank, DrillQuestion, NumericQuestion
 from quizsvc.drills import DRILL_KINDS, Variant, generate_variant
 from quizsvc.grading import AnswerRejected, Tolerance, grade_numeric
+from quizsvc.practice import question_tolerance
 
 DEFAULT_SEEDS: tuple[int, ...] = (0, 1, 2, 3, 4)
 
@@ -162,12 +163,12 @@ def _drill_report(
             checks.append(Check("generate", seed, False, f"{type(exc).__name__}: {exc}"))
             continue
         checks.append(Check("generate", seed, True))
-        tolerance = variant.tolerance
+        graded = variant.with_scoring(question_tolerance(question), question.all_or_nothing)
         if question.tolerance is not None:
-            tolerance = Tolerance(atol=question.tolerance.atol, rtol=question.tolerance.rtol)
-            notes.extend(_tighter_than_kind(tolerance, variant))
-        all_or_nothing = question.all_or_nothing or variant.all_or_nothing
-        checks.extend(check_answer_key(variant.answer.values, tolerance, all_or_nothing, seed))
+            notes.extend(_tighter_than_kind(graded.tolerance, variant))
+        checks.extend(
+            check_answer_key(graded.answer.values, graded.tolerance, graded.all_or_nothing, seed)
+        )
         checks.append(_check_stored(variant, seed))
     kind = DRILL_KINDS.get(question.kind)
     return QuestionReport(

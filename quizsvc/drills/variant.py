@@ -7,6 +7,7 @@ the numbers the learner saw even after the generators change.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -166,6 +167,15 @@ class Variant:
             raise TypeError(f"heatmap must be a Tensor or None, got {self.heatmap!r}")
         if not all(isinstance(step, Step) for step in self.solution):
             raise TypeError("solution must hold Step objects")
+
+    def with_scoring(self, tolerance: Tolerance | None, all_or_nothing: bool) -> Variant:
+        """The variant graded as a question asks: its own tolerance if it sets one, and
+        all-or-nothing if either the question or the kind says so."""
+        return dataclasses.replace(
+            self,
+            tolerance=self.tolerance if tolerance is None else tolerance,
+            all_or_nothing=self.all_or_nothing or all_or_nothing,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """A dict that ``json.dumps(..., allow_nan=False)`` accepts: ±inf become "inf"/"-inf"."""
