@@ -188,7 +188,7 @@ def db_upgrade(revision: str) -> None:
 
 @main.group()
 def user() -> None:
-    """Create and list users (students and instructors)."""
+    """Create and list users (students and instructors), issue API tokens."""
 
 
 def _password_from_env_or_prompt() -> str:
@@ -298,3 +298,151 @@ def user_list() -> None:
     for u in users:
         created = u.created_at.strftime("%Y-%m-%d %H:%M UTC")
         click.echo(f"{u.name:<{width}}  {u.role:<10}  {created}  {u.display_name}")
+
+
+@user.command("token")
+@click.argument("name")
+def user_token(name: str) -> None:
+    """Issue a new API token for user NAME and print it (only a digest is stored).
+
+    The token replaces any earlier one of NAME's; send it as `Authorization: Bearer TOKEN`
+    to the JSON API under /api (docs/api.md).
+    """
+    from quizsvc.store import issue_api_token, make_session_factory
+    from quizsvc.store.migrate import require_up_to_date
+
+    try:
+        engine = require_up_to_date()
+    except _database_errors() as exc:
+        _fail(str(exc).splitlines()[0])
+    try:
+        with make_session_factory(engine)() as session:
+            token = issue_api_token(session, name)
+    except _database_errors() as exc:
+        _fail(str(exc).splitlines()[0])
+    finally:
+        engine.dispose()
+    click.echo(token)
+
+
+# --- reports ------------------------------------------------------------------------------
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from sqlalchemy.orm import Session
+
+
+@main.group()
+def report() -> None:
+    """Instructor reports on the students' work (read-only; see quizsvc/reports/)."""
+
+
+def _content_option(command: Callable) -> Callable:
+    return click.option(
+        "--content",
+        "content_dir",
+        type=click.Path(path_type=Path, file_okay=False, exists=True),
+        help="The question bank's directory (default: the repository's content/).",
+    )(command)
+
+
+def _out_option(command: Callable) -> Callable:
+    return click.option(
+        "--out",
+        metavar="FILE",
+        default="-",
+        show_default=True,
+        help="Where to write: a file (replaced only once complete), or - for stdout.",
+    )(command)
+
+
+def _read_reports(work: Callable[[Session], None]) -> None:
+    """Run ``work`` in a read-only session on DATABASE_URL (which must be migrated)."""
+    from quizsvc.store import begin_read_only, make_session_factory
+    from quizsvc.store.migrate import require_up_to_date
+
+    try:
+        engine = require_up_to_date()
+        try:
+            with make_session_factory(engine)() as session:
+                begin_read_only(session)
+                work(session)
+        finally:
+            engine.dispose()
+    except _database_errors() as exc:
+        _fail(str(exc).splitlines()[0])
+
+
+def _write_chunks(out: str, chunks: Iterable[bytes]) -> None:
+    """Write ``chunks`` to stdout (``-``) or to the file ``out``.
+
+    A file is written under a temporary name in its directory (mode 0600: it holds
+    students' work) and renamed over ``out`` only once complete, so a failed export never
+    leaves a truncated file behind.
+    """
+    import os
+    import tempfile
+
+    if out == "-":
+        with click.open_file("-", "wb") as stdout:  # binary stdout, left open
+            for chunk in chunks:
+                stdout.write(chunk)
+            stdout.flush()
+        return
+    target = Path(out)
+    descriptor, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            for chunk in chunks:
+                file.write(chunk)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+@report.command("gradebook")
+@_out_option
+@_content_option
+def report_gradebook(out: str, content_dir: Path | None) -> None:
+    """Write the gradebook as CSV (UTF-8 with a BOM): one row per student, with the chapter
+    questions' scores, each drill skill's mastery, the total and the last activity."""
+    from quizsvc.reports import gradebook_csv_chunks
+
+    bank = _load_bank_or_exit(content_dir or DEFAULT_CONTENT_DIR)
+    _read_reports(lambda session: _write_chunks(out, gradebook_csv_chunks(session, bank)))
+
+
+@report.command("events")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["csv", "jsonl"]),
+    default="csv",
+    show_default=True,
+    help="CSV (UTF-8 with a BOM) or JSON Lines.",
+)
+@_out_option
+@_content_option
+def report_events(output_format: str, out: str, content_dir: Path | None) -> None:
+    """Write every drill submission and quiz answer of the students, one row each
+    (streamed: any number of rows in constant memory)."""
+    from quizsvc.reports import events_csv_chunks, events_jsonl_chunks
+
+    bank = _load_bank_or_exit(content_dir or DEFAULT_CONTENT_DIR)
+    export = events_csv_chunks if output_format == "csv" else events_jsonl_chunks
+    _read_reports(lambda session: _write_chunks(out, export(session, bank)))
+
+
+@report.command("items")
+@_content_option
+def report_items(content_dir: Path | None) -> None:
+    """Print each question's students, attempts, mean score, facility and discrimination
+    index (Moodle's definitions; see quizsvc/reports/items.py)."""
+    from quizsvc.reports import format_item_table, item_statistics
+
+    bank = _load_bank_or_exit(content_dir or DEFAULT_CONTENT_DIR)
+    _read_reports(lambda session: click.echo(format_item_table(item_statistics(session, bank))))

@@ -45,6 +45,7 @@ from quizsvc.store.progress import (
 )
 from quizsvc.store.queries import AnsweredQuestion, latest_quiz_answers, variant_submissions
 from quizsvc.store.records import (
+    MAX_IDEMPOTENCY_KEY_LENGTH,
     IssuedVariant,
     QuizAnswerResult,
     ReviewResult,
@@ -74,6 +75,7 @@ from quizsvc.store.users import (
 __all__ = [
     "DEFAULT_SQLITE_PATH",
     "MASTERY_WEIGHT",
+    "MAX_IDEMPOTENCY_KEY_LENGTH",
     "MIN_PASSWORD_LENGTH",
     "ROLES",
     "AnsweredQuestion",

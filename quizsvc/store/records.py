@@ -256,7 +256,8 @@ def record_submission(
     - NotFound / NotYourVariant if the variant is missing or someone else's;
     - the same ``idempotency_key`` again returns the first result and writes nothing
       (IdempotencyConflict if it was used for another variant or another answer text);
-    - AttemptsExhausted once ``attempts_allowed`` submissions are recorded;
+    - AttemptsExhausted once the variant is solved (a raw score of 1) or
+      ``attempts_allowed`` submissions are recorded;
     - otherwise attempt = attempts used + 1, score = ``score_after_attempts(raw_score,
       attempt, penalty)``, and the submission, the variant's attempt count and the
       learner's progress on the variant's skill commit together.
@@ -296,6 +297,13 @@ def record_submission(
                 )
             return _submission_result(existing, variant, replayed=True)
 
+        solved = session.scalar(
+            select(Submission.id).where(
+                Submission.variant_id == variant_id, Submission.raw_score == 1.0
+            )
+        )
+        if solved is not None:
+            raise AttemptsExhausted(f"drill variant {variant_id} is already solved")
         if variant.attempts_used >= variant.attempts_allowed:
             raise AttemptsExhausted(
                 f"all {variant.attempts_allowed} attempt(s) at drill variant {variant_id} are used"

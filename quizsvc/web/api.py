@@ -1,3 +1,474 @@
-from flask import Blueprint
+"""The JSON API under /api: what the pages do, for scripts and in-page JavaScript.
 
-bp = Blueprint("api", __name__)
+Described in docs/api.md and docs/openapi.yaml.  Authentication is the session cookie (with
+the X-CSRFToken header on writes, checked app-wide in `auth`) or `Authorization: Bearer
+<token>` (`quizsvc user token NAME`); anything else gets a 401 JSON error, never a redirect.
+Errors use the one JSON format of `errors.error_response`.
+
+What a learner may see is decided here by naming the fields that are sent, never by deleting
+secret ones from a bigger dict: a question before it is answered is `public_question`, after
+it `solution_view`; a drill variant shows its expected answer, worked solution and heatmap
+only once it is finished (solved or out of attempts), and until then the accepted interval
+of a cell only if that cell was answered correctly (as `drills.render_variant` does).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import Blueprint, abort, jsonify, request, url_for
+from flask_login import current_user
+
+from quizsvc import practice, store
+from quizsvc.bank import (
+    DrillQuestion,
+    localize,
+    public_question,
+    render_markdown,
+    solution_view,
+)
+from quizsvc.drills import Tensor
+from quizsvc.grading import AnswerRejected
+from quizsvc.web.context import bank, db
+from quizsvc.web.errors import error_response
+from quizsvc.web.i18n import LANGUAGES, negotiated_language
+from quizsvc.web.quiz import chapter_questions
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+MAX_TEXT_ANSWER_CHARS = 10_000  # the chapter page's textarea allows as much
+DEFAULT_HISTORY = 20
+MAX_HISTORY = 100
+
+
+class ApiError(Exception):
+    """A refusal with its own error code (the HTTP status alone would say less)."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+@bp.errorhandler(ApiError)
+def _api_error(exc: ApiError):
+    return error_response(exc.status, exc.code, exc.message)
+
+
+@bp.before_request
+def _require_login() -> None:
+    if not current_user.is_authenticated:
+        abort(
+            401,
+            description="log in first: send the session cookie, or "
+            "'Authorization: Bearer <token>' (quizsvc user token NAME)",
+        )
+
+
+@bp.after_request
+def _private(response):
+    # Every answer here is one learner's own work: never cached by anyone in between.
+    response.headers["Cache-Control"] = "private, no-store"
+    if response.status_code == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="quizsvc"'
+    return response
+
+
+# --- request helpers ----------------------------------------------------------------------
+
+
+def _lang() -> str:
+    lang = request.args.get("lang")
+    if lang is None:
+        return negotiated_language()
+    if lang not in LANGUAGES:
+        raise ApiError(400, "bad_request", f"lang must be one of {', '.join(LANGUAGES)}")
+    return lang
+
+
+def _body() -> dict[str, Any]:
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise ApiError(
+            400, "bad_request", "send a JSON object with the header Content-Type: application/json"
+        )
+    return data
+
+
+def _idempotency_key(body: dict[str, Any]) -> str:
+    """The client's key, so that a retried request is recorded once; else a fresh one."""
+    key = body.get("idempotency_key")
+    if key is None:
+        return uuid.uuid4().hex
+    if not isinstance(key, str) or not key.strip() or len(key) > store.MAX_IDEMPOTENCY_KEY_LENGTH:
+        raise ApiError(
+            422,
+            "invalid_request",
+            f"idempotency_key must be a non-blank string of at most "
+            f"{store.MAX_IDEMPOTENCY_KEY_LENGTH} characters",
+        )
+    return key
+
+
+def _drill_answer_text(body: dict[str, Any]) -> str:
+    """The answer as the text the grader reads: as sent, or the rows of a JSON matrix."""
+    answer = body.get("answer")
+    if isinstance(answer, str):
+        return answer
+    if not isinstance(answer, list) or not answer or not all(isinstance(r, list) for r in answer):
+        raise ApiError(
+            422,
+            "invalid_answer",
+            'answer must be a string or a list of rows of numbers ("inf"/"-inf" for ±∞), '
+            'e.g. [[0.5, 1], [2, "-inf"]]',
+        )
+    lines = []
+    for r, row in enumerate(answer, start=1):
+        if not row:
+            raise ApiError(422, "invalid_answer", f"row {r} is empty")
+        cells = []
+        for c, value in enumerate(row, start=1):
+            if isinstance(value, bool) or not isinstance(value, int | float | str):
+                raise ApiError(
+                    422,
+                    "invalid_answer",
+                    f'row {r}, column {c}: expected a number or "inf"/"-inf", got {value!r}',
+                )
+            if isinstance(value, str) and value not in ("inf", "-inf"):
+                raise ApiError(
+                    422,
+                    "invalid_answer",
+                    f'row {r}, column {c}: the only strings allowed are "inf" and "-inf"',
+                )
+            # repr keeps every digit of a float; "nan" is then refused by the grader
+            cells.append(repr(value) if isinstance(value, float) else str(value))
+        lines.append(", ".join(cells))
+    return "\n".join(lines)
+
+
+def _load_state(variant_id: int) -> practice.DrillState:
+    try:
+        return practice.drill_state(db(), current_user.id, variant_id)
+    except (store.NotFound, store.NotYourVariant):
+        # the same answer for "not yours" as for "not there": ids are not to be probed
+        abort(404, description=f"no drill variant {variant_id}")
+
+
+# --- views of results ---------------------------------------------------------------------
+
+
+def _time(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.isoformat()
+
+
+def _markdown(text: str) -> dict[str, str]:
+    return {"markdown": text, "html": render_markdown(text)}
+
+
+def _learner_answer(answer: store.AnsweredQuestion) -> dict[str, Any]:
+    if answer.reviewed_at is not None:
+        status = "reviewed"
+    elif answer.awaiting_review:
+        status = "awaiting_review"
+    else:
+        status = "graded"
+    return {
+        "id": answer.answer_id,
+        "choices": answer.choices,
+        "text": answer.text,
+        "score": answer.score,
+        "suggested_score": answer.suggested_score,
+        "status": status,
+        "answered_at": _time(answer.answered_at),
+        "review": None
+        if answer.reviewed_at is None
+        else {"comment": answer.review_comment, "reviewed_at": _time(answer.reviewed_at)},
+    }
+
+
+def _cell(cell: dict[str, Any], finished: bool) -> dict[str, Any]:
+    view = {
+        "row": cell["row"],
+        "col": cell["col"],
+        "correct": cell["correct"],
+        "submitted": cell["submitted"],
+    }
+    # The interval around a wrong cell would give its answer away until the end.
+    if finished or cell["correct"]:
+        view["low"] = cell["low"]
+        view["high"] = cell["high"]
+    return view
+
+
+def _submission(submission: store.SubmissionResult, finished: bool) -> dict[str, Any]:
+    return {
+        "id": submission.submission_id,
+        "attempt": submission.attempt,
+        "attempts_left": submission.attempts_left,
+        "raw_score": submission.raw_score,
+        "penalty_applied": submission.penalty_applied,
+        "score": submission.score,
+        "answer": submission.parsed_value,
+        "cells": [_cell(cell, finished) for cell in submission.cells],
+        "submitted_at": _time(submission.submitted_at),
+    }
+
+
+def _variant(state: practice.DrillState, lang: str) -> dict[str, Any]:
+    stored, variant = state.stored, state.variant
+    answer: Tensor = variant.answer
+    view: dict[str, Any] = {
+        "id": stored.id,
+        "question_id": stored.question_id,
+        "kind": stored.kind,
+        "skill": stored.skill,
+        "prompt": _markdown(variant.prompt[lang]),
+        "given": [tensor.to_json() for tensor in variant.given],
+        "answer": {
+            "name": answer.name,
+            "shape": list(answer.shape),
+            "row_labels": list(answer.row_labels),
+            "col_labels": list(answer.col_labels),
+        },
+        "tolerance": {"atol": variant.tolerance.atol, "rtol": variant.tolerance.rtol},
+        "all_or_nothing": variant.all_or_nothing,
+        "attempts_allowed": stored.attempts_allowed,
+        "attempts_left": stored.attempts_left,
+        "penalty": stored.penalty,
+        "created_at": _time(stored.created_at),
+        "submissions": [_submission(s, state.finished) for s in state.submissions],
+        "solved": state.solved,
+        "finished": state.finished,
+    }
+    if state.finished:
+        view["expected_answer"] = answer.to_json()
+        view["solution"] = [
+            {
+                "title": step.title[lang],
+                "text": _markdown(step.text[lang]),
+                "tensors": [tensor.to_json() for tensor in step.tensors],
+            }
+            for step in variant.solution
+        ]
+        view["heatmap"] = None if variant.heatmap is None else variant.heatmap.to_json()
+    return view
+
+
+# --- chapters and their questions ---------------------------------------------------------
+
+
+@bp.get("/chapters")
+def chapters():
+    lang = _lang()
+    return {
+        "chapters": [
+            {
+                "id": chapter.id,
+                "title": localize(chapter.title, lang),
+                "intro": _markdown(localize(chapter.intro, lang)) if chapter.intro else None,
+                "question_count": len(chapter_questions(chapter.id)),
+            }
+            for chapter in bank().chapters
+        ]
+    }
+
+
+@bp.get("/chapters/<chapter_id>/questions")
+def questions(chapter_id: str):
+    lang = _lang()
+    listed = chapter_questions(chapter_id)  # 404 for an unknown chapter
+    store.begin_read_only(db())
+    answered = store.latest_quiz_answers(db(), current_user.id)
+    items = []
+    for question in listed:
+        answer = answered.get(question.id)
+        items.append(
+            {
+                "question": solution_view(question, lang)
+                if answer
+                else public_question(question, lang),
+                "learner_answer": _learner_answer(answer) if answer else None,
+            }
+        )
+    chapter = bank().chapter(chapter_id)
+    return {
+        "chapter": {"id": chapter.id, "title": localize(chapter.title, lang)},
+        "questions": items,
+    }
+
+
+@bp.post("/questions/<question_id>/answers")
+def answer_question(question_id: str):
+    lang = _lang()
+    question = bank().questions.get(question_id)
+    if question is None or isinstance(question, DrillQuestion):
+        abort(404, description=f"no chapter question {question_id!r}")
+    body = _body()
+    key = _idempotency_key(body)
+    choices, text = body.get("choices"), body.get("text")
+    if choices is not None and (
+        not isinstance(choices, list) or not all(isinstance(c, str) for c in choices)
+    ):
+        raise ApiError(422, "invalid_answer", "choices must be a list of choice ids (strings)")
+    if text is not None and not isinstance(text, str):
+        raise ApiError(422, "invalid_answer", "text must be a string")
+    if text is not None and len(text) > MAX_TEXT_ANSWER_CHARS:
+        raise ApiError(
+            422, "invalid_answer", f"the answer is longer than {MAX_TEXT_ANSWER_CHARS} characters"
+        )
+    try:
+        outcome = practice.answer_question(
+            db(),
+            bank(),
+            current_user.id,
+            question_id,
+            idempotency_key=key,
+            choices=choices,
+            text=text,
+        )
+    except AnswerRejected as exc:
+        db().rollback()
+        raise ApiError(422, "invalid_answer", str(exc)) from None
+    except store.AttemptsExhausted:
+        raise ApiError(
+            409,
+            "already_answered",
+            f"question {question_id!r} is already answered; its key is shown by "
+            f"GET /api/chapters/<chapter>/questions",
+        ) from None
+    except store.IdempotencyConflict as exc:
+        raise ApiError(409, "idempotency_conflict", str(exc)) from None
+    store.begin_read_only(db())
+    answer = store.latest_quiz_answers(db(), current_user.id)[question_id]
+    result = {
+        "question_id": question_id,
+        "score": outcome.score,
+        "suggested_score": outcome.answer.suggested_score,
+        "replayed": outcome.answer.replayed,
+        "learner_answer": _learner_answer(answer),
+        "question": solution_view(question, lang),
+    }
+    return jsonify(result), 200 if outcome.answer.replayed else 201
+
+
+# --- drills -------------------------------------------------------------------------------
+
+
+@bp.get("/drills")
+def drills():
+    lang = _lang()
+    return {
+        "drills": [
+            {**public_question(q, lang), "skill": practice.drill_skill(q)}
+            for q in bank().questions.values()
+            if isinstance(q, DrillQuestion)
+        ]
+    }
+
+
+@bp.post("/drills/recommended/variants")
+def recommended_variant():
+    question_id = practice.recommended_drill(db(), bank(), current_user.id)
+    if question_id is None:
+        abort(404, description="there are no drills in the question bank")
+    return _start(question_id)
+
+
+@bp.post("/drills/<question_id>/variants")
+def new_variant(question_id: str):
+    return _start(question_id)
+
+
+def _start(question_id: str):
+    lang = _lang()
+    try:
+        issued = practice.start_drill(db(), bank(), current_user.id, question_id)
+    except practice.PracticeError as exc:
+        abort(404, description=str(exc))
+    store.begin_read_only(db())
+    response = jsonify(_variant(practice.drill_state(db(), current_user.id, issued.id), lang))
+    response.status_code = 201
+    response.headers["Location"] = url_for("api.variant", variant_id=issued.id)
+    return response
+
+
+@bp.get("/variants/<int:variant_id>")
+def variant(variant_id: int):
+    lang = _lang()
+    store.begin_read_only(db())
+    return _variant(_load_state(variant_id), lang)
+
+
+@bp.post("/variants/<int:variant_id>/submissions")
+def submit(variant_id: int):
+    lang = _lang()
+    _load_state(variant_id)  # 404 before anything about the body
+    body = _body()
+    key = _idempotency_key(body)
+    text = _drill_answer_text(body)
+    try:
+        outcome = practice.submit_drill(db(), current_user.id, variant_id, text, key)
+    except AnswerRejected as exc:
+        db().rollback()
+        raise ApiError(422, "invalid_answer", str(exc)) from None
+    except store.AttemptsExhausted as exc:
+        raise ApiError(409, "attempts_exhausted", str(exc)) from None
+    except store.IdempotencyConflict as exc:
+        raise ApiError(409, "idempotency_conflict", str(exc)) from None
+    except (store.NotFound, store.NotYourVariant):
+        abort(404, description=f"no drill variant {variant_id}")
+    replayed = outcome.submission.replayed
+    return jsonify(
+        {
+            "submission": _submission(outcome.submission, outcome.state.finished),
+            "replayed": replayed,
+            "variant": _variant(outcome.state, lang),
+        }
+    ), 200 if replayed else 201
+
+
+# --- progress -----------------------------------------------------------------------------
+
+
+@bp.get("/progress")
+def progress():
+    limit = request.args.get("limit", str(DEFAULT_HISTORY))
+    if not limit.isdigit() or not 1 <= int(limit) <= MAX_HISTORY:
+        raise ApiError(400, "bad_request", f"limit must be a whole number from 1 to {MAX_HISTORY}")
+    session = db()
+    store.begin_read_only(session)
+    skills = store.progress_for(session, current_user.id)
+    history = store.recent_history(session, current_user.id, limit=int(limit))
+    return {
+        "skills": [
+            {
+                "skill": s.skill,
+                "attempts": s.attempts,
+                "best_score": s.best_score,
+                "last_score": s.last_score,
+                "mastery": s.mastery,
+                "last_activity": _time(s.last_activity),
+            }
+            for s in skills
+        ],
+        "history": [
+            {
+                "kind": h.kind,
+                "id": h.record_id,
+                "question_id": h.question_id,
+                "skill": h.skill,
+                "attempt": h.attempt,
+                "score": h.score,
+                "at": _time(h.at),
+                "variant_id": h.variant_id,
+            }
+            for h in history
+        ],
+    }

@@ -16,6 +16,10 @@ from quizsvc.web.render import format_number, heatmap_svg, matrix_table
 
 bp = Blueprint("drills", __name__)
 
+# Ids beyond SQLite's (and BIGINT's) range would fail in the database driver (a 500): they
+# match no route instead, a 404 like any other id that is not there.
+VARIANT_ID = "<int(max=9223372036854775807):variant_id>"
+
 
 @bp.get("/drills")
 @login_required
@@ -137,20 +141,17 @@ def _shown(value: float | str) -> str:
     return format_number(float(value), 4)
 
 
-@bp.get("/variants/<int:variant_id>")
+@bp.get(f"/variants/{VARIANT_ID}")
 @login_required
 def variant(variant_id: int):
     store.begin_read_only(db())
     return render_variant(_load_state(variant_id))
 
 
-@bp.post("/variants/<int:variant_id>/submissions")
+@bp.post(f"/variants/{VARIANT_ID}/submissions")
 @login_required
 def submit(variant_id: int):
     state = _load_state(variant_id)
-    if state.finished:
-        flash(translate("no_attempts_left"), "error")
-        return redirect(url_for("drills.variant", variant_id=variant_id))
     try:
         text = grid_answer(request.form, *state.variant.answer.shape)
         practice.submit_drill(
@@ -165,4 +166,8 @@ def submit(variant_id: int):
         return render_variant(state, translate("invalid_answer", message=str(exc)), 422)
     except store.AttemptsExhausted:
         flash(translate("no_attempts_left"), "error")
+    except store.IdempotencyConflict:
+        # an old form (e.g. after the back button) sent again with another answer
+        db().rollback()
+        flash(translate("form_already_sent"), "error")
     return redirect(url_for("drills.variant", variant_id=variant_id))

@@ -50,16 +50,16 @@ def test_progress_by_hand(session, learner, issue):
     scores_2 = issue(learner, skill="scores", question_id="scores-2", penalty=0.0)
     softmax = issue(learner, skill="softmax", question_id="softmax-1", penalty=0.25)
     times = [T0 + timedelta(minutes=m) for m in range(6)]
-    submit(session, learner, scores_1.id, "a", 1.0, times[0])  # mastery 0.5
-    submit(session, learner, scores_1.id, "b", 0.5, times[1])  # 0.5*0.5 + 0.5*0.5 = 0.5
-    submit(session, learner, scores_2.id, "c", 0.0, times[2])  # 0.25
+    submit(session, learner, scores_1.id, "a", 0.5, times[0])  # mastery 0.25
+    submit(session, learner, scores_1.id, "b", 1.0, times[1])  # 0.5*0.25 + 0.5*1 = 0.625
+    submit(session, learner, scores_2.id, "c", 0.0, times[2])  # 0.3125
     submit(session, learner, softmax.id, "d", 0.0, times[3])  # 0.0
     submit(session, learner, softmax.id, "e", 1.0, times[4])  # attempt 2: 0.75 -> 0.375
 
     scores, soft = progress_for(session, learner)
     assert scores.skill == "scores"
     assert (scores.attempts, scores.best_score, scores.last_score) == (3, 1.0, 0.0)
-    assert scores.mastery == pytest.approx(0.25)
+    assert scores.mastery == pytest.approx(0.3125)
     assert scores.last_activity == times[2]
     assert soft.skill == "softmax"
     assert (soft.attempts, soft.best_score, soft.last_score) == (2, 0.75, 0.75)
@@ -81,7 +81,7 @@ def test_progress_is_per_learner(session, learner, other_learner, issue):
 
 def test_recent_history_mixes_drills_and_quiz_answers_newest_first(session, learner, issue):
     variant = issue(learner, attempts_allowed=5)
-    submit(session, learner, variant.id, "d1", 1.0, T0)
+    submit(session, learner, variant.id, "d1", 0.0, T0)
     record_quiz_answer(
         session,
         learner_id=learner,
@@ -91,12 +91,12 @@ def test_recent_history_mixes_drills_and_quiz_answers_newest_first(session, lear
         text="to keep the softmax from saturating",
         now=T0 + timedelta(minutes=1),
     )
-    submit(session, learner, variant.id, "d2", 0.0, T0 + timedelta(minutes=2))
+    submit(session, learner, variant.id, "d2", 1.0, T0 + timedelta(minutes=2))
     history = recent_history(session, learner)
     assert history == [
-        HistoryEntry("drill", 2, "scores-1", "scores", 2, 0.0, T0 + timedelta(minutes=2), 1),
+        HistoryEntry("drill", 2, "scores-1", "scores", 2, 0.9, T0 + timedelta(minutes=2), 1),
         HistoryEntry("quiz", 1, "why-sqrt-dk", None, 1, None, T0 + timedelta(minutes=1)),
-        HistoryEntry("drill", 1, "scores-1", "scores", 1, 1.0, T0, 1),
+        HistoryEntry("drill", 1, "scores-1", "scores", 1, 0.0, T0, 1),
     ]
     assert [e.record_id for e in recent_history(session, learner, limit=2)] == [2, 1]
     assert recent_history(session, learner, limit=2)[1].kind == "quiz"

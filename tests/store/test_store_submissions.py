@@ -55,17 +55,29 @@ def attempts_used(session, variant_id):
 
 def test_each_try_after_the_first_loses_the_penalty(session, learner, issue):
     variant = issue(learner, attempts_allowed=3, penalty=0.1)
-    results = [submit(session, learner, variant.id, f"k{n}") for n in (1, 2, 3)]
+    results = [
+        submit(session, learner, variant.id, f"k{n}", raw_score=raw)
+        for n, raw in ((1, 0.5), (2, 0.5), (3, 1.0))
+    ]
     assert [r.attempt for r in results] == [1, 2, 3]
     assert [r.attempts_left for r in results] == [2, 1, 0]
-    assert [r.raw_score for r in results] == [1.0, 1.0, 1.0]
-    # Third try, penalty 0.1, raw 1.0: 1.0 - 0.1 * 2 = 0.8.
-    assert [r.score for r in results] == pytest.approx([1.0, 0.9, 0.8], abs=1e-12)
+    assert [r.raw_score for r in results] == [0.5, 0.5, 1.0]
+    # Third try, penalty 0.1, raw 1.0: 1.0 - 0.1 * 2 = 0.8; second: 0.5 - 0.1 = 0.4.
+    assert [r.score for r in results] == pytest.approx([0.5, 0.4, 0.8], abs=1e-12)
     assert [r.penalty_applied for r in results] == pytest.approx([0.0, 0.1, 0.2], abs=1e-12)
     assert not any(r.replayed for r in results)
     stored = session.scalars(select(Submission).order_by(Submission.attempt)).all()
-    assert [s.score for s in stored] == pytest.approx([1.0, 0.9, 0.8], abs=1e-12)
+    assert [s.score for s in stored] == pytest.approx([0.5, 0.4, 0.8], abs=1e-12)
     assert attempts_used(session, variant.id) == 3
+
+
+def test_a_solved_variant_takes_no_more_answers_but_replays_its_own(session, learner, issue):
+    variant = issue(learner, attempts_allowed=3)
+    first = submit(session, learner, variant.id, "k1", raw_score=1.0)
+    with pytest.raises(AttemptsExhausted, match="already solved"):
+        submit(session, learner, variant.id, "k2", raw_score=1.0)
+    assert submit(session, learner, variant.id, "k1", raw_score=1.0) == first
+    assert attempts_used(session, variant.id) == 1
 
 
 def test_the_penalty_never_takes_the_score_below_zero(session, learner, issue):
@@ -152,7 +164,7 @@ def test_a_failure_while_recording_rolls_back_everything(
     session, session_factory, learner, issue, monkeypatch
 ):
     variant = issue(learner, penalty=0.5)
-    submit(session, learner, variant.id, "first", raw_score=1.0)
+    submit(session, learner, variant.id, "first", raw_score=0.5)
 
     def broken_update(*args, **kwargs):
         raise RuntimeError("disk on fire")
@@ -166,7 +178,7 @@ def test_a_failure_while_recording_rolls_back_everything(
         assert count(fresh, Submission, idempotency_key="second") == 0
         assert attempts_used(fresh, variant.id) == 1
         (progress,) = progress_for(fresh, learner)
-        assert (progress.attempts, progress.last_score, progress.mastery) == (1, 1.0, 0.5)
+        assert (progress.attempts, progress.last_score, progress.mastery) == (1, 0.5, 0.25)
 
     # The session that failed is usable again, and the failed try did not count.
     monkeypatch.undo()

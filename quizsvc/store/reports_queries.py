@@ -1,0 +1,229 @@
+"""Read-only queries behind the instructor reports (``quizsvc.reports``).
+
+Nothing here writes.  Only students' work is read (``users.role = 'student'``): an
+instructor trying a drill does not show up in a gradebook or an item analysis.  The two
+event queries are meant to be streamed with :func:`stream_rows`, which fetches
+``yield_per`` rows at a time (a server-side cursor on PostgreSQL, ``stream_results``), so
+an export of a million submissions never holds them all in memory.
+
+The event queries are ordered by (learner, time, id), which the existing indexes
+``ix_submissions_learner_id_submitted_at`` and ``ix_quiz_answers_learner_id_answered_at``
+serve without sorting the whole table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Row, Select, and_, func, select
+from sqlalchemy.orm import Session
+
+from quizsvc.store.models import DrillVariant, QuizAnswer, SkillProgressRecord, Submission, User
+
+STUDENT_ROLE = "student"
+DEFAULT_YIELD_PER = 1000
+
+
+def students(session: Session) -> list[Row[tuple[int, str, str]]]:
+    """(id, name, display_name) of every student, by login name."""
+    return list(
+        session.execute(
+            select(User.id, User.name, User.display_name)
+            .where(User.role == STUDENT_ROLE)
+            .order_by(User.name)
+        )
+    )
+
+
+def student_latest_quiz_scores(
+    session: Session,
+) -> list[Row[tuple[int, str, float | None]]]:
+    """(learner_id, question_id, score) of each student's latest answer to each question.
+
+    "Latest" is the highest attempt number; ``score`` is None while that answer is an open
+    answer awaiting review.  Served by ``uq_quiz_answers_learner_id_question_id_attempt``.
+    """
+    latest = (
+        select(
+            QuizAnswer.learner_id,
+            QuizAnswer.question_id,
+            func.max(QuizAnswer.attempt).label("attempt"),
+        )
+        .group_by(QuizAnswer.learner_id, QuizAnswer.question_id)
+        .subquery()
+    )
+    return list(
+        session.execute(
+            select(QuizAnswer.learner_id, QuizAnswer.question_id, QuizAnswer.score)
+            .join(
+                latest,
+                and_(
+                    QuizAnswer.learner_id == latest.c.learner_id,
+                    QuizAnswer.question_id == latest.c.question_id,
+                    QuizAnswer.attempt == latest.c.attempt,
+                ),
+            )
+            .join(User, User.id == QuizAnswer.learner_id)
+            .where(User.role == STUDENT_ROLE)
+        )
+    )
+
+
+def student_quiz_answer_counts(session: Session) -> dict[str, int]:
+    """question_id -> how many answers students recorded (every attempt, reviewed or not)."""
+    rows = session.execute(
+        select(QuizAnswer.question_id, func.count(QuizAnswer.id))
+        .join(User, User.id == QuizAnswer.learner_id)
+        .where(User.role == STUDENT_ROLE)
+        .group_by(QuizAnswer.question_id)
+    )
+    return {question_id: count for question_id, count in rows}
+
+
+def student_best_drill_scores(
+    session: Session,
+) -> list[Row[tuple[int, str, float, int]]]:
+    """(learner_id, question_id, best score, submissions) per student and drill question.
+
+    The best score is the highest ``score`` (after the attempts penalty) of any of the
+    student's submissions to any variant of that drill question.
+    """
+    return list(
+        session.execute(
+            select(
+                Submission.learner_id,
+                DrillVariant.question_id,
+                func.max(Submission.score),
+                func.count(Submission.id),
+            )
+            .join(DrillVariant, DrillVariant.id == Submission.variant_id)
+            .join(User, User.id == Submission.learner_id)
+            .where(User.role == STUDENT_ROLE)
+            .group_by(Submission.learner_id, DrillVariant.question_id)
+        )
+    )
+
+
+def masteries(session: Session) -> list[Row[tuple[int, str, float]]]:
+    """(learner_id, skill, mastery) of every skill_progress row."""
+    return list(
+        session.execute(
+            select(
+                SkillProgressRecord.learner_id,
+                SkillProgressRecord.skill,
+                SkillProgressRecord.mastery,
+            )
+        )
+    )
+
+
+def last_activity(session: Session, learner_id: int | None = None) -> dict[int, datetime]:
+    """learner_id -> the latest ``submitted_at`` or ``answered_at`` of that learner.
+
+    Learners with no submission and no answer are missing.  With ``learner_id``, only that
+    learner is read (through the (learner_id, time) indexes).
+    """
+    latest: dict[int, datetime] = {}
+    for column, learner in (
+        (Submission.submitted_at, Submission.learner_id),
+        (QuizAnswer.answered_at, QuizAnswer.learner_id),
+    ):
+        query = select(learner, func.max(column)).group_by(learner)
+        if learner_id is not None:
+            query = query.where(learner == learner_id)
+        for who, at in session.execute(query):
+            if at is not None and (who not in latest or at > latest[who]):
+                latest[who] = at
+    return latest
+
+
+def drill_events_query() -> Select[Any]:
+    """Every student's submission with its variant and login name, by (learner, time, id)."""
+    return (
+        select(
+            Submission.id,
+            Submission.learner_id,
+            User.name,
+            DrillVariant.question_id,
+            DrillVariant.kind,
+            DrillVariant.skill,
+            DrillVariant.seed,
+            DrillVariant.params,
+            Submission.answer_text,
+            Submission.cells,
+            Submission.raw_score,
+            Submission.penalty_applied,
+            Submission.score,
+            Submission.attempt,
+            Submission.submitted_at,
+        )
+        .join(DrillVariant, DrillVariant.id == Submission.variant_id)
+        .join(User, User.id == Submission.learner_id)
+        .where(User.role == STUDENT_ROLE)
+        .order_by(Submission.learner_id, Submission.submitted_at, Submission.id)
+    )
+
+
+def quiz_events_query() -> Select[Any]:
+    """Every student's quiz answer with their login name, by (learner, time, id)."""
+    return (
+        select(
+            QuizAnswer.id,
+            QuizAnswer.learner_id,
+            User.name,
+            QuizAnswer.question_id,
+            QuizAnswer.skill,
+            QuizAnswer.choices,
+            QuizAnswer.text,
+            QuizAnswer.score,
+            QuizAnswer.attempt,
+            QuizAnswer.answered_at,
+        )
+        .join(User, User.id == QuizAnswer.learner_id)
+        .where(User.role == STUDENT_ROLE)
+        .order_by(QuizAnswer.learner_id, QuizAnswer.answered_at, QuizAnswer.id)
+    )
+
+
+def stream_rows(
+    session: Session, query: Select[Any], *, yield_per: int = DEFAULT_YIELD_PER
+) -> Iterator[Row[Any]]:
+    """The query's rows, fetched ``yield_per`` at a time; closes the cursor when done or
+    when the iterator is closed early."""
+    result = session.execute(query, execution_options={"yield_per": yield_per})
+    try:
+        yield from result
+    finally:
+        result.close()
+
+
+def drill_history(session: Session, learner_id: int, limit: int) -> list[Row[Any]]:
+    """The learner's latest ``limit`` submissions with their variants, newest first.
+
+    Served by ``ix_submissions_learner_id_submitted_at``.
+    """
+    return list(
+        session.execute(
+            select(
+                Submission.id,
+                Submission.variant_id,
+                DrillVariant.question_id,
+                DrillVariant.kind,
+                DrillVariant.skill,
+                DrillVariant.seed,
+                Submission.attempt,
+                DrillVariant.attempts_allowed,
+                Submission.answer_text,
+                Submission.raw_score,
+                Submission.penalty_applied,
+                Submission.score,
+                Submission.submitted_at,
+            )
+            .join(DrillVariant, DrillVariant.id == Submission.variant_id)
+            .where(Submission.learner_id == learner_id)
+            .order_by(Submission.submitted_at.desc(), Submission.id.desc())
+            .limit(limit)
+        )
+    )

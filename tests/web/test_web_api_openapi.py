@@ -1,0 +1,196 @@
+"""docs/openapi.yaml describes the API as it is: a whole API session, every request and
+response validated against it with openapi-core, error responses included."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+import yaml
+from openapi_core import OpenAPI
+from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest, WerkzeugOpenAPIResponse
+from openapi_core.exceptions import OpenAPIError
+from werkzeug.wrappers import Request, Response
+
+from quizsvc import store
+from quizsvc.web import REPO_ROOT
+
+SPEC_PATH = (REPO_ROOT / "docs" / "openapi.yaml").resolve()
+SPEC = OpenAPI.from_path(SPEC_PATH)
+CHAPTER = "transformer-by-hand"
+
+
+def spec_operations() -> set[tuple[str, str]]:
+    paths = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))["paths"]
+    return {
+        (method.upper(), path)
+        for path, operations in paths.items()
+        for method in operations
+        if method in {"get", "post", "put", "patch", "delete"}
+    }
+
+
+def app_operations(app) -> set[tuple[str, str]]:
+    return {
+        (method, re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule))
+        for rule in app.url_map.iter_rules()
+        if rule.rule.startswith("/api/")
+        for method in rule.methods - {"HEAD", "OPTIONS"}
+    }
+
+
+class Session:
+    """A client whose every exchange is checked against the spec, and remembered."""
+
+    def __init__(self, app, headers: dict[str, str], client=None) -> None:
+        self.app = app
+        self.client = client or app.test_client()
+        self.headers = headers
+        self.seen: list[tuple[str, str, int]] = []
+
+    def call(self, method: str, path: str, body: object = None, *, valid_request: bool = True):
+        data = b"" if body is None else json.dumps(body).encode()
+        response = self.client.open(
+            path,
+            method=method,
+            data=data,
+            headers=self.headers,
+            content_type="application/json" if body is not None else None,
+        )
+        # the app has read the body from the request's stream: give the validator its own
+        environ = dict(response.request.environ)
+        environ["wsgi.input"] = io.BytesIO(data)
+        request = WerkzeugOpenAPIRequest(Request(environ))
+        if valid_request:
+            SPEC.validate_request(request)
+        else:
+            with pytest.raises(OpenAPIError):
+                SPEC.validate_request(request)
+        SPEC.validate_response(request, WerkzeugOpenAPIResponse(response))
+        rule, _ = self.app.url_map.bind("localhost").match(
+            path.split("?")[0], method=method, return_rule=True
+        )
+        template = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
+        self.seen.append((method, template, response.status_code))
+        return response
+
+    def get(self, path: str, **kwargs):
+        return self.call("GET", path, **kwargs)
+
+    def post(self, path: str, body: object = None, **kwargs):
+        return self.call("POST", path, body, **kwargs)
+
+
+def test_the_spec_documents_exactly_the_apps_api_routes(app):
+    assert spec_operations() == app_operations(app)
+
+
+def test_a_whole_api_session_matches_the_spec(app, browser_for, sessions):
+    browser = browser_for("alice")
+    alice = Session(app, {"X-CSRFToken": browser.token}, browser.client)
+    with sessions() as session:
+        token = store.issue_api_token(session, "bob")
+    bob = Session(app, {"Authorization": f"Bearer {token}"})
+    anonymous = Session(app, {})
+    wrong_token = Session(app, {"Authorization": "Bearer wrong"})
+    no_csrf = Session(app, {}, browser.client)
+
+    assert alice.get("/api/chapters").status_code == 200
+    assert alice.get("/api/chapters?lang=zh").status_code == 200
+    assert alice.get("/api/chapters?lang=xx", valid_request=False).status_code == 400
+    questions = f"/api/chapters/{CHAPTER}/questions"
+    assert alice.get(questions + "?lang=en").status_code == 200
+    assert alice.get("/api/chapters/nope/questions").status_code == 404
+
+    answer = "/api/questions/qkv-origin/answers"
+    assert alice.post(answer, {"choices": ["A", "B"]}).status_code == 422
+    assert alice.post(answer, {"choices": ["B"], "idempotency_key": "q1"}).status_code == 201
+    assert alice.post(answer, {"choices": ["B"], "idempotency_key": "q1"}).status_code == 200
+    assert alice.post(answer, {"choices": ["B"], "idempotency_key": "q2"}).status_code == 409
+    assert alice.post("/api/questions/nope/answers", {"choices": ["B"]}).status_code == 404
+    open_answer = {"text": "Each head has its own projections; outputs are concatenated."}
+    assert alice.post("/api/questions/why-multi-head/answers", open_answer).status_code == 201
+    assert alice.get(questions).status_code == 200  # answered and unanswered items
+
+    drills = alice.get("/api/drills").json["drills"]
+    variants = {}
+    for drill in drills:  # every drill kind's variant against the schema
+        started = alice.post(f"/api/drills/{drill['id']}/variants")
+        assert started.status_code == 201
+        variants[drill["id"]] = started.json
+    assert alice.post("/api/drills/nope/variants").status_code == 404
+    assert bob.post("/api/drills/recommended/variants").status_code == 201
+
+    # wrong, retried, invalid, right, refused: drill-softmax-row has a heatmap
+    variant = variants["drill-softmax-row"]
+    submit = f"/api/variants/{variant['id']}/submissions"
+    assert alice.post(submit, {"answer": "1, 2"}).status_code == 422
+    assert alice.post(submit, {"answer": {"not": "a matrix"}}, valid_request=False).status_code == (
+        422
+    )
+    assert alice.post(submit, {"answer": [[0, 0, 0]], "idempotency_key": "s1"}).status_code == 201
+    assert alice.post(submit, {"answer": [[0, 0, 0]], "idempotency_key": "s1"}).status_code == 200
+    expected = alice_expected_answer(sessions, variant["id"])
+    right = alice.post(submit, {"answer": expected, "idempotency_key": "s2"})
+    assert right.status_code == 201
+    assert right.json["variant"]["heatmap"] is not None
+    assert alice.post(submit, {"answer": expected, "idempotency_key": "s3"}).status_code == 409
+    assert alice.get(f"/api/variants/{variant['id']}").json["finished"] is True
+    # infinities as strings, in a request and in the response
+    masked = variants["drill-masked-row"]
+    inf_answer = {"answer": [["-inf", "inf", 0]]}
+    assert alice.post(f"/api/variants/{masked['id']}/submissions", inf_answer).status_code == 201
+    out_of_attempts = variants["drill-greedy-next-token"]
+    finished = alice.post(f"/api/variants/{out_of_attempts['id']}/submissions", {"answer": "99"})
+    assert finished.json["variant"]["finished"] is True
+
+    assert bob.get(f"/api/variants/{variant['id']}").status_code == 404
+    assert bob.post(submit, {"answer": [[0, 0, 0]]}).status_code == 404
+    assert alice.get("/api/variants/999999").status_code == 404
+
+    assert alice.get("/api/progress").status_code == 200
+    assert alice.get("/api/progress?limit=5").status_code == 200
+    assert alice.get("/api/progress?limit=0", valid_request=False).status_code == 400
+    assert bob.get("/api/progress").status_code == 200
+
+    assert anonymous.get("/api/progress", valid_request=False).status_code == 401
+    assert anonymous.get("/api/drills", valid_request=False).status_code == 401
+    assert wrong_token.post(submit, {"answer": "1"}).status_code == 401
+    assert no_csrf.post(submit, {"answer": "1"}, valid_request=False).status_code == 400
+
+    seen = alice.seen + bob.seen + anonymous.seen + wrong_token.seen + no_csrf.seen
+    assert {(method, path) for method, path, _ in seen} == spec_operations()
+    assert {status for *_, status in seen} == {200, 201, 400, 401, 404, 409, 422}
+
+
+def alice_expected_answer(sessions, variant_id: int) -> list[list[float]]:
+    from quizsvc.drills import Variant
+
+    with sessions() as session:
+        stored = store.load_variant(session, variant_id)
+    return Variant.from_json(stored.variant_json).answer.to_json()["values"]
+
+
+def test_the_spec_rejects_an_answer_shown_too_early(app, browser_for):
+    """The check above can fail: a variant that is not finished yet but holds its
+    expected answer does not match the spec."""
+    browser = browser_for("alice")
+    started = browser.client.post(
+        "/api/drills/drill-score-row/variants", headers={"X-CSRFToken": browser.token}
+    )
+    request = WerkzeugOpenAPIRequest(started.request)
+    SPEC.validate_response(request, WerkzeugOpenAPIResponse(started))
+    leaky = dict(started.json, expected_answer={"name": "scores", "values": [[1, 2, 3]]})
+    leaky["expected_answer"].update(row_labels=["a"], col_labels=["a", "b", "c"])
+    tampered = Response(json.dumps(leaky), status=201, mimetype="application/json")
+    tampered.headers["Location"] = started.headers["Location"]
+    with pytest.raises(OpenAPIError):
+        SPEC.validate_response(request, WerkzeugOpenAPIResponse(tampered))
+    extra = Response(
+        json.dumps(dict(started.json, seed=7)), status=201, mimetype="application/json"
+    )
+    extra.headers["Location"] = started.headers["Location"]
+    with pytest.raises(OpenAPIError):
+        SPEC.validate_response(request, WerkzeugOpenAPIResponse(extra))
