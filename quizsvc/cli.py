@@ -328,7 +328,7 @@ def user_token(name: str) -> None:
 # --- reports ------------------------------------------------------------------------------
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterator
 
     from sqlalchemy.orm import Session
 
@@ -374,34 +374,62 @@ def _read_reports(work: Callable[[Session], None]) -> None:
         _fail(str(exc).splitlines()[0])
 
 
-def _write_chunks(out: str, chunks: Iterable[bytes]) -> None:
+def _write_chunks(out: str, chunks: Iterator[bytes]) -> None:
     """Write ``chunks`` to stdout (``-``) or to the file ``out``.
 
     A file is written under a temporary name in its directory (mode 0600: it holds
     students' work) and renamed over ``out`` only once complete, so a failed export never
-    leaves a truncated file behind.
+    leaves a truncated file behind.  A reader that stops early (``| head``) ends the
+    export quietly.  However it ends, the chunks (and so their database cursors) are
+    closed here, while the session is still open.
     """
     import os
     import tempfile
 
-    if out == "-":
+    try:
+        if out == "-":
+            _write_stdout(chunks)
+            return
+        target = Path(out)
+        try:
+            descriptor, temporary = tempfile.mkstemp(
+                dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+            )
+        except OSError as exc:
+            _fail(f"cannot write {out}: {exc.strerror or exc}")
+        try:
+            with os.fdopen(descriptor, "wb") as file:
+                for chunk in chunks:
+                    file.write(chunk)
+            os.replace(temporary, target)
+        except OSError as exc:
+            Path(temporary).unlink(missing_ok=True)
+            _fail(f"cannot write {out}: {exc.strerror or exc}")
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+
+
+def _write_stdout(chunks: Iterator[bytes]) -> None:
+    import contextlib
+    import os
+    import sys
+
+    try:
         with click.open_file("-", "wb") as stdout:  # binary stdout, left open
             for chunk in chunks:
                 stdout.write(chunk)
             stdout.flush()
-        return
-    target = Path(out)
-    descriptor, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            for chunk in chunks:
-                file.write(chunk)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    except BrokenPipeError:
+        # Python's documented recipe: point stdout at devnull so that the interpreter's
+        # last flush does not fail again.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(1) from None
 
 
 @report.command("gradebook")

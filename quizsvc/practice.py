@@ -224,6 +224,7 @@ def answer_question(
 
 
 def _one_choice(choices: list[str] | None) -> str:
+    choices = [c for c in choices or [] if c]  # a form may send an empty value
     if not choices:
         raise AnswerRejected("choose an answer before submitting")
     if len(choices) > 1:

@@ -8,12 +8,22 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from werkzeug.routing import IntegerConverter
 
-from quizsvc.web import api, auth, drills, errors, i18n, progress, quiz
+from quizsvc.web import api, auth, drills, errors, i18n, instructor, progress, quiz
 from quizsvc.web.context import AppState, close_db
 from quizsvc.web.extensions import csrf, login_manager
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class DatabaseIdConverter(IntegerConverter):
+    """`<int:...>` in every route: ids beyond a BIGINT are simply not found (404), instead of
+    overflowing the database driver."""
+
+    def __init__(self, map, *args, **kwargs) -> None:
+        kwargs.setdefault("max", 2**63 - 1)
+        super().__init__(map, *args, **kwargs)
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -34,6 +44,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,
         MAX_CONTENT_LENGTH=256 * 1024,
     )
+    app.url_map.converters["int"] = DatabaseIdConverter
     app.config.from_prefixed_env("QUIZSVC")
     if config:
         app.config.update(config)
@@ -55,6 +66,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     login_manager.init_app(app)
     i18n.init_app(app)
     errors.init_app(app)
-    for blueprint in (auth.bp, quiz.bp, drills.bp, progress.bp, api.bp):
+    for blueprint in (auth.bp, quiz.bp, drills.bp, progress.bp, instructor.bp, api.bp):
         app.register_blueprint(blueprint)
     return app

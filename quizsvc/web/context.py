@@ -24,6 +24,19 @@ class AppState:
         engine = store.make_engine(database_url or store.database_url())
         return cls(store.make_session_factory(engine), content_dir, load_content(content_dir))
 
+    def reload_content(self) -> Bank:
+        """Load `content_dir` again and make it the live bank, without a restart.
+
+        If the content is invalid, `load_content` raises BankError (listing every problem)
+        and the live bank stays exactly as it was. If it is valid, the bank is swapped in
+        one assignment, so a request sees the old bank or the new one, never a mixture.
+        This swaps the bank of this process only: serve with one worker process (and
+        threads, as `make run` does), or other workers keep their old bank.
+        """
+        new_bank = load_content(self.content_dir)
+        self.bank = new_bank
+        return new_bank
+
 
 def load_content(content_dir: Path) -> Bank:
     return load_bank(content_dir, drill_param_models())
@@ -34,7 +47,10 @@ def state() -> AppState:
 
 
 def bank() -> Bank:
-    return state().bank
+    """The bank this request started with: a reload meanwhile never mixes two banks."""
+    if "bank" not in g:
+        g.bank = state().bank
+    return g.bank
 
 
 def db() -> Session:

@@ -16,10 +16,6 @@ from quizsvc.web.render import format_number, heatmap_svg, matrix_table
 
 bp = Blueprint("drills", __name__)
 
-# Ids beyond SQLite's (and BIGINT's) range would fail in the database driver (a 500): they
-# match no route instead, a 404 like any other id that is not there.
-VARIANT_ID = "<int(max=9223372036854775807):variant_id>"
-
 
 @bp.get("/drills")
 @login_required
@@ -141,14 +137,14 @@ def _shown(value: float | str) -> str:
     return format_number(float(value), 4)
 
 
-@bp.get(f"/variants/{VARIANT_ID}")
+@bp.get("/variants/<int:variant_id>")
 @login_required
 def variant(variant_id: int):
     store.begin_read_only(db())
     return render_variant(_load_state(variant_id))
 
 
-@bp.post(f"/variants/{VARIANT_ID}/submissions")
+@bp.post("/variants/<int:variant_id>/submissions")
 @login_required
 def submit(variant_id: int):
     state = _load_state(variant_id)

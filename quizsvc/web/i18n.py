@@ -68,6 +68,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Could not read the answer: {message}",
     },
     "no_attempts_left": {"zh": "没有剩余次数了。", "en": "No attempts left."},
+    "form_already_sent": {
+        "zh": "这份表单已经提交过，修改后的答案没有记录。",
+        "en": "This form was already sent, so the changed answer was not recorded.",
+    },
     "solution": {"zh": "详细解答", "en": "Worked solution"},
     "attention_heatmap": {"zh": "注意力权重热力图", "en": "Attention weights heatmap"},
     "accepted_interval": {"zh": "可接受区间", "en": "Accepted interval"},
@@ -84,6 +88,215 @@ MESSAGES: dict[str, dict[str, str]] = {
     "no_progress": {"zh": "还没有记录。先做一道练习吧。", "en": "Nothing yet. Try a drill."},
     "error_title": {"zh": "出错了", "en": "Something went wrong"},
     "back_home": {"zh": "返回首页", "en": "Back to the start page"},
+    # --- instructor pages (quizsvc/web/instructor.py, templates/instructor/) ---
+    "nav_instructor": {"zh": "教师", "en": "Instructor"},
+    "instructor_home": {"zh": "概览", "en": "Overview"},
+    "instructor_content": {"zh": "题库内容", "en": "Content"},
+    "instructor_preview": {"zh": "预览", "en": "Preview"},
+    "instructor_selftest": {"zh": "内容自测", "en": "Self-test"},
+    "instructor_reviews": {"zh": "待评阅", "en": "Review queue"},
+    "instructor_students": {"zh": "学生", "en": "Students"},
+    "instructor_reports": {"zh": "报表", "en": "Reports"},
+    "instructor_report": {"zh": "学习报告", "en": "Report"},
+    "instructor_version": {"zh": "版本", "en": "version"},
+    "instructor_live_version": {"zh": "当前题库版本", "en": "Live bank version"},
+    "instructor_bank_summary": {
+        "zh": "{chapters} 个章节，{questions} 道题",
+        "en": "{chapters} chapters, {questions} questions",
+    },
+    "instructor_waiting": {"zh": "份开放题答案待评阅", "en": "open answers awaiting review"},
+    "instructor_reload": {"zh": "从磁盘重新加载", "en": "Reload from disk"},
+    "instructor_reload_help": {
+        "zh": "重新读取 {dir} 中的题库，无需重启。只有全部内容都有效时才会替换当前题库；"
+        "否则显示所有错误（文件、行号、路径），当前题库保持不变。",
+        "en": "Reads the question bank in {dir} again, without a restart. The live bank is "
+        "replaced only if the whole content is valid; otherwise every error is shown (file, "
+        "line, path) and the live bank stays as it is.",
+    },
+    "instructor_reload_workers": {
+        "zh": "重新加载只作用于当前进程：请用一个工作进程（加多线程）运行服务，"
+        "如 make run；若有多个 gunicorn 工作进程，其他进程仍使用旧题库。",
+        "en": "A reload reaches only the process that serves it: run the service with ONE "
+        "worker process (and threads), as make run does; with several gunicorn worker "
+        "processes the others would keep serving the old bank.",
+    },
+    "instructor_reload_button": {"zh": "重新加载题库", "en": "Reload the content"},
+    "instructor_reloaded": {
+        "zh": "已重新加载：版本 {old} → {new}（{count} 道题）。",
+        "en": "Reloaded: version {old} → {new} ({count} questions).",
+    },
+    "instructor_reload_unchanged": {
+        "zh": "已重新加载：内容没有变化（版本 {version}）。",
+        "en": "Reloaded: the content has not changed (version {version}).",
+    },
+    "instructor_reload_rejected": {
+        "zh": "新内容有 {count} 个错误，已全部拒绝；当前题库保持不变。",
+        "en": "The new content has {count} errors and was rejected as a whole; the live "
+        "bank is unchanged.",
+    },
+    "instructor_disk_valid": {"zh": "磁盘上的内容有效", "en": "The content on disk is valid"},
+    "instructor_disk_same": {"zh": "与当前题库相同", "en": "same as the live bank"},
+    "instructor_disk_differs": {
+        "zh": "与当前题库不同：重新加载后生效",
+        "en": "differs from the live bank: reload to serve it",
+    },
+    "instructor_disk_invalid": {
+        "zh": "磁盘上的内容有 {count} 个错误（当前题库不受影响）：",
+        "en": "The content on disk has {count} errors (the live bank is not affected):",
+    },
+    "instructor_file": {"zh": "文件", "en": "File"},
+    "instructor_line": {"zh": "行", "en": "Line"},
+    "instructor_path": {"zh": "路径", "en": "Path"},
+    "instructor_message": {"zh": "问题", "en": "Problem"},
+    "instructor_chapters": {"zh": "章节", "en": "Chapters"},
+    "instructor_order": {"zh": "顺序", "en": "Order"},
+    "instructor_title": {"zh": "标题", "en": "Title"},
+    "instructor_questions": {"zh": "题目", "en": "Questions"},
+    "instructor_type": {"zh": "类型", "en": "Type"},
+    "instructor_source": {"zh": "位置", "en": "Source"},
+    "instructor_prompt": {"zh": "题干", "en": "Prompt"},
+    "instructor_status": {"zh": "状态", "en": "Status"},
+    "instructor_valid": {"zh": "有效", "en": "valid"},
+    "instructor_preview_help": {
+        "zh": "查看任一题目的学生视图和答案视图；计算练习按所选种子生成题目、答案和详细解答。"
+        "预览不会保存任何内容。",
+        "en": "Shows any question as a learner sees it and with its answer key; a drill is "
+        "generated for the chosen seed, with its answer and worked solution. A preview "
+        "stores nothing.",
+    },
+    "instructor_question": {"zh": "题目", "en": "Question"},
+    "instructor_seed": {"zh": "种子", "en": "Seed"},
+    "instructor_show": {"zh": "显示", "en": "Show"},
+    "instructor_public_view": {"zh": "学生视图（作答前）", "en": "Public view (before answering)"},
+    "instructor_solution_view": {
+        "zh": "答案视图（作答后）",
+        "en": "Solution view (after answering)",
+    },
+    "instructor_answer_shape": {"zh": "答案形状", "en": "Answer shape"},
+    "instructor_tolerance": {"zh": "容差", "en": "Tolerance"},
+    "instructor_penalty": {"zh": "每次重试扣分", "en": "penalty per retry"},
+    "instructor_all_or_nothing": {"zh": "全对才得分", "en": "all or nothing"},
+    "instructor_rubric": {"zh": "评分要点", "en": "Rubric"},
+    "instructor_weight": {"zh": "权重", "en": "weight"},
+    "instructor_phrases": {"zh": "关键词", "en": "Phrases"},
+    "instructor_variant": {"zh": "种子 {seed} 生成的题目", "en": "Variant for seed {seed}"},
+    "instructor_bad_seed": {
+        "zh": "种子必须是 0 到 {max} 之间的整数，而不是 {seed!r}。",
+        "en": "The seed must be a whole number from 0 to {max}, not {seed!r}.",
+    },
+    "instructor_no_question": {"zh": "没有题目 {id!r}。", "en": "There is no question {id!r}."},
+    "instructor_selftest_help": {
+        "zh": "对当前题库运行内容自测（quizsvc content test）：每道数值题和每道练习（多个种子）"
+        "的答案都要经过真实的评分器。",
+        "en": "Runs the content self-test (quizsvc content test) on the live bank: every "
+        "numeric question's and every drill's (for several seeds) answer key is put through "
+        "the real grader.",
+    },
+    "instructor_selftest_run": {"zh": "运行自测", "en": "Run the self-test"},
+    "instructor_seeds": {"zh": "种子", "en": "Seeds"},
+    "instructor_checks": {"zh": "检查", "en": "Checks"},
+    "instructor_passed": {"zh": "通过", "en": "passed"},
+    "instructor_failed": {"zh": "失败", "en": "FAILED"},
+    "instructor_selftest_skipped": {
+        "zh": "跳过（没有数值答案）",
+        "en": "Skipped (no numeric answer)",
+    },
+    "instructor_reviews_help": {
+        "zh": "等待评阅的开放题答案，最早的在前（最多 {limit} 份）。找到的评分关键词已高亮。"
+        "得分可填 0–1 或百分比（如 75%）。",
+        "en": "Open answers awaiting review, oldest first (at most {limit}). Rubric phrases "
+        "found in an answer are highlighted. Enter the score as 0–1 or as a percentage "
+        "(e.g. 75 %).",
+    },
+    "instructor_queue_empty": {"zh": "没有待评阅的答案。", "en": "No answers are waiting."},
+    "instructor_answered_at": {"zh": "作答于", "en": "Answered"},
+    "instructor_question_gone": {
+        "zh": "这道题已不在当前题库中。",
+        "en": "This question is no longer in the live bank.",
+    },
+    "instructor_student_answer": {"zh": "学生答案", "en": "Student's answer"},
+    "instructor_found": {"zh": "已找到", "en": "found"},
+    "instructor_not_found": {"zh": "未找到", "en": "not found"},
+    "instructor_suggested": {"zh": "建议得分", "en": "Suggested score"},
+    "instructor_suggested_now": {
+        "zh": "按当前题库的评分要点：{score}",
+        "en": "with the live bank's rubric: {score}",
+    },
+    "instructor_score_help": {
+        "zh": "0–1（如 0.75）或百分比（如 75% 或 75）",
+        "en": "0–1 (e.g. 0.75) or a percentage (e.g. 75 % or 75)",
+    },
+    "instructor_confirm_score": {"zh": "确认得分", "en": "Confirm the score"},
+    "instructor_score_missing": {"zh": "请填写得分。", "en": "Enter a score."},
+    "instructor_score_invalid": {
+        "zh": "无法读取得分 {score!r}：请填写 0–1 之间的数或 0–100 的百分比。",
+        "en": "Cannot read the score {score!r}: enter a number from 0 to 1 or a percentage "
+        "from 0 to 100.",
+    },
+    "instructor_score_range": {
+        "zh": "得分 {score!r} 超出范围：百分比最多为 100。",
+        "en": "The score {score!r} is out of range: a percentage is at most 100.",
+    },
+    "instructor_comment_too_long": {
+        "zh": "评语最多 {max} 个字符。",
+        "en": "The comment may be at most {max} characters long.",
+    },
+    "instructor_no_answer": {"zh": "没有编号为 {id} 的答案。", "en": "There is no answer {id}."},
+    "instructor_review_saved": {
+        "zh": "答案 {id} 已评阅：{score}。",
+        "en": "Answer {id} reviewed: {score}.",
+    },
+    "instructor_no_students": {"zh": "还没有学生。", "en": "There are no students yet."},
+    "instructor_display_name": {"zh": "显示名", "en": "Display name"},
+    "instructor_created": {"zh": "创建于", "en": "Created"},
+    "instructor_skills_practised": {"zh": "练习过的技能", "en": "Skills practised"},
+    "instructor_no_student": {"zh": "没有编号为 {id} 的学生。", "en": "There is no student {id}."},
+    "instructor_no_progress": {"zh": "还没有记录。", "en": "Nothing recorded yet."},
+    "instructor_waiting_review": {"zh": "待评阅", "en": "awaiting review"},
+    "instructor_reports_help": {
+        "zh": "下载的文件只包含学生的作答记录，边生成边下载。CSV 为带 BOM 的 UTF-8，"
+        "可直接用电子表格打开。",
+        "en": "Downloads hold the students' work only and are streamed as they are "
+        "written. CSV files are UTF-8 with a byte order mark, so spreadsheets open them "
+        "as they are.",
+    },
+    "instructor_gradebook_csv": {"zh": "成绩册（CSV）", "en": "Gradebook (CSV)"},
+    "instructor_gradebook_help": {
+        "zh": "每个学生一行：各题得分、各技能掌握度、总分、最近活动",
+        "en": "one row per student: question scores, skill mastery, total, last activity",
+    },
+    "instructor_events_csv": {"zh": "作答事件（CSV）", "en": "Events (CSV)"},
+    "instructor_events_jsonl": {"zh": "作答事件（JSON Lines）", "en": "Events (JSON Lines)"},
+    "instructor_events_help": {
+        "zh": "每次练习提交和每次答题各一行",
+        "en": "one line per drill submission and per quiz answer",
+    },
+    "instructor_item_statistics": {"zh": "题目统计", "en": "Item statistics"},
+    "instructor_item_statistics_help": {
+        "zh": "难度（平均得分率）和区分度（该题得分与其余题总分的相关系数），定义同 Moodle。",
+        "en": "Facility (mean score as a percentage) and discrimination (correlation of "
+        "the item score with the rest of the test), as Moodle defines them.",
+    },
+    "instructor_points": {"zh": "分值", "en": "Points"},
+    "instructor_mean_score": {"zh": "平均得分", "en": "Mean score"},
+    "instructor_facility": {"zh": "难度（得分率）", "en": "Facility"},
+    "instructor_discrimination": {"zh": "区分度", "en": "Discrimination"},
+    "instructor_generated": {"zh": "生成于 {at}", "en": "Generated {at}"},
+    "instructor_print_help": {
+        "zh": "用浏览器的“打印”（Ctrl+P）打印或另存为 PDF；导航栏不会打印。",
+        "en": "Print it, or save it as PDF, with the browser's Print (Ctrl+P); the "
+        "navigation is left out.",
+    },
+    "instructor_chapter_total": {"zh": "章节总分", "en": "Chapter total"},
+    "instructor_drill_history": {"zh": "练习记录", "en": "Drill history"},
+    "instructor_drill_scores": {"zh": "练习得分", "en": "drill scores"},
+    "instructor_when": {"zh": "时间", "en": "When"},
+    "instructor_attempt": {"zh": "第几次", "en": "Attempt"},
+    "instructor_drill_solution_note": {
+        "zh": "练习的答案和详细解答属于每次生成的题目，见下方按种子生成的题目。",
+        "en": "A drill's answer and worked solution belong to each generated variant: see "
+        "the variant for the seed below.",
+    },
 }
 
 

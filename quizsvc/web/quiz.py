@@ -72,6 +72,8 @@ def answer(chapter_id: str, question_id: str):
     except AnswerRejected as exc:
         db().rollback()
         return render_chapter(chapter_id, {question_id: str(exc)}, 422)
-    except store.AttemptsExhausted:
-        pass  # already answered: the page shows that answer and the key
+    except (store.AttemptsExhausted, store.IdempotencyConflict):
+        # already answered (a conflict is an old form, e.g. after the back button, sent
+        # with another choice): the page shows the recorded answer and the key
+        db().rollback()
     return redirect(url_for("quiz.chapter", chapter_id=chapter_id, _anchor=f"q-{question_id}"))

@@ -7,7 +7,9 @@
   cells.forEach((cell) => {
     cell.addEventListener("paste", (event) => {
       const text = (event.clipboardData || window.clipboardData).getData("text");
-      const rows = text.trim().replace(/[\[\]［］]/g, " ").split(/\s*[\n;；]\s*/).filter(Boolean);
+      // "[[a, b], [c, d]]": the boundary between two bracketed rows is a row break too
+      const rows = text.trim().replace(/[\]］]\s*[,，]?\s*[\[［]/g, "\n")
+        .replace(/[\[\]［］]/g, " ").split(/\s*[\n;；]\s*/).filter(Boolean);
       const values = rows.map((row) => row.trim().split(/[\s,，]+/).filter(Boolean));
       if (values.length === 1 && values[0].length === 1) return; // a single number: paste as usual
       event.preventDefault();

@@ -1,0 +1,223 @@
+"""A learner in a real browser: logging in, the chapter quiz, a drill answered wrong and
+then right in the answer grid, the worked solution and heatmap, the language toggle, the
+progress page, and pasting a whole matrix into the grid (static/drill.js).
+
+Expected numbers are worked out by hand in comments: 3 attempts, 0.1 penalty per extra
+attempt, mastery m <- 0.5 * m + 0.5 * score starting at 0.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from sqlalchemy import select
+
+from quizsvc import practice, store
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the `chromium` fixture skips (or fails under CI) with the reason
+    expect = None
+
+PASSWORD = "correct horse battery"  # as in conftest.py
+
+
+def login(page, name: str) -> None:
+    page.goto("/login")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.login button[type=submit]")
+    page.wait_for_url(re.compile(r"/chapters/transformer-by-hand$"))
+
+
+def drill_state(live_server, name: str, variant_id: int) -> practice.DrillState:
+    """The variant as the server stored it: where the test gets the right answer from."""
+    with live_server.sessions() as session:
+        store.begin_read_only(session)
+        learner = session.scalar(select(store.User.id).where(store.User.name == name))
+        return practice.drill_state(session, learner, variant_id)
+
+
+def start_drill(page, kind: str) -> int:
+    page.goto("/drills")
+    page.click(f"li[data-kind={kind}] button[type=submit]")
+    page.wait_for_url(re.compile(r"/variants/\d+$"))
+    return int(page.url.rsplit("/", 1)[1])
+
+
+def type_grid(page, values: np.ndarray) -> None:
+    """Type every cell of the answer grid, as a learner does, key by key."""
+    for (r, c), value in np.ndenumerate(values):
+        cell = page.locator(f"input[name=cell-{r}-{c}]")
+        cell.fill("")
+        cell.press_sequentially(f"{value:.3f}")
+
+
+def submit_answer(page) -> None:
+    with page.expect_navigation():  # the same URL after the redirect: wait for the new page
+        page.click("#answer-form button[type=submit]")
+
+
+def answer_choice(page, question_id: str, choice: str, verdict: str) -> None:
+    question = page.locator(f"#q-{question_id}")
+    question.locator(f"input[name=choice][value={choice}]").check()
+    question.get_by_role("button", name="Submit").click()
+    result = page.locator(f"#q-{question_id} .result")
+    expect(result).to_contain_text(f"Your answer: {choice} — {verdict}")
+    expect(result.locator(".correct-choice")).to_have_text("B")
+    expect(result.locator(".explanation")).to_be_visible()
+
+
+def answer_open(page, question_id: str, text: str, suggested: str) -> None:
+    question = page.locator(f"#q-{question_id}")
+    question.locator("textarea[name=text]").fill(text)
+    question.get_by_role("button", name="Submit").click()
+    expect(page.locator(f"#q-{question_id} .pending")).to_have_text(
+        f"Waiting for an instructor's review (suggested score {suggested})."
+    )
+    expect(page.locator(f"#q-{question_id} .reference")).to_be_visible()
+
+
+def skill_cells(page, skill: str):
+    return page.locator(f"#skills tr[data-skill={skill}] td")
+
+
+def test_a_learner_takes_the_quiz_does_a_drill_and_sees_progress(page, live_server, student):
+    login(page, student)
+    expect(page.locator("h1")).to_contain_text("Transformer by Hand")
+
+    # the chapter quiz: four single choices (the key is B for all four), two open answers
+    for question_id in ("qkv-origin", "scaling-by-sqrt-dk", "cross-attention-sources"):
+        answer_choice(page, question_id, "B", "Correct")
+    answer_choice(page, "masked-self-attention", "A", "Wrong")
+    # "teacher forcing" (0.3) + "parallel" (0.25) of 1.0: 55 %
+    answer_open(
+        page,
+        "teacher-forcing-vs-autoregressive",
+        "With teacher forcing the decoder reads the target, computed in parallel.",
+        "55%",
+    )
+    # "own weight" (0.2) + "concatenat" (0.15): 35 %
+    answer_open(
+        page,
+        "why-multi-head",
+        "Each head has its own weights; the outputs are concatenated.",
+        "35%",
+    )
+    expect(page.locator("section.question form")).to_have_count(0)  # all six answered
+
+    # progress so far: the scored quiz answers, by each question's first tag
+    page.click("header nav >> text=Progress")
+    expect(skill_cells(page, "qkv").nth(4)).to_have_text("50%")  # 0.5 * 1
+    expect(skill_cells(page, "masking").nth(4)).to_have_text("0%")  # 0.5 * 0
+    expect(page.locator("#skills tr[data-skill=softmax]")).to_have_count(0)
+
+    # a drill with attention weights, so it has a heatmap: wrong first, then right
+    variant_id = start_drill(page, "softmax_row")
+    variant = drill_state(live_server, student, variant_id).variant
+    expected = variant.answer.values
+    assert expected.shape == (1, 3) and variant.heatmap is not None
+    expect(page.locator(".attempts-left")).to_have_text("Attempts left: 3")
+    expect(page.locator("svg.heatmap")).to_have_count(0)
+    expect(page.locator("section.solution")).to_have_count(0)
+
+    wrong = expected.copy()
+    wrong[0, 1:] += 0.1  # the first weight right, the other two 0.1 off
+    type_grid(page, wrong)
+    submit_answer(page)
+    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 33% (raw 33%, penalty 0%)"])
+    expect(page.locator("#marks td[data-correct=true]")).to_have_count(1)
+    expect(page.locator("#marks td[data-correct=false]")).to_have_count(2)
+    expect(page.locator("#marks td[data-correct=false] .interval")).to_have_count(0)
+    expect(page.locator("#marks td[data-correct=true] .interval")).to_have_count(1)
+    expect(page.locator(".attempts-left")).to_have_text("Attempts left: 2")
+    expect(page.locator("svg.heatmap")).to_have_count(0)
+
+    type_grid(page, expected)  # right to 3 decimals; raw 100 %, penalty 0.1 * (2 - 1)
+    submit_answer(page)
+    expect(page.locator(".attempt").nth(1)).to_have_text(
+        "Attempt 2: score 90% (raw 100%, penalty 10%)"
+    )
+    expect(page.locator("#marks td[data-correct=true]")).to_have_count(3)
+    expect(page.locator("#answer-form")).to_have_count(0)
+    expect(page.locator("section.solution h2")).to_have_text("Worked solution")
+    expect(page.locator("section.solution .step")).to_have_count(len(variant.solution))
+    heatmap = page.locator("svg.heatmap")
+    expect(heatmap).to_be_visible()
+    expect(heatmap.locator("rect")).to_have_count(expected.size)
+
+    # progress: softmax 0.5 * (1/3) = 0.1667, then 0.5 * 0.1667 + 0.5 * 0.9 = 0.5333
+    page.click("header nav >> text=Progress")
+    expect(skill_cells(page, "softmax")).to_have_text(
+        ["softmax", "2", "90%", "90%", "53%", re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d")]
+    )
+
+    # the language toggle: the interface (and the content) switch to Chinese, and stay so
+    page.click("#lang-toggle")
+    expect(page.locator("h1")).to_have_text("学习进度")
+    expect(page.locator("header nav")).to_contain_text("章节测试")
+    expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
+    page.click("header nav >> text=章节测试")
+    expect(page.locator("#q-qkv-origin .prompt")).to_have_text("Q、K、V 是从哪里算出来的？")
+    expect(page.locator("#q-qkv-origin .result")).to_contain_text("正确")
+    page.goto(f"/variants/{variant_id}")
+    expect(page.locator("section.solution h2")).to_have_text("详细解答")
+    page.click("#lang-toggle")
+    expect(page.locator("section.solution h2")).to_have_text("Worked solution")
+
+
+PASTE = """([selector, text]) => {
+    const data = new DataTransfer();
+    data.setData("text/plain", text);
+    const event = new ClipboardEvent(
+        "paste", {clipboardData: data, bubbles: true, cancelable: true});
+    return document.querySelector(selector).dispatchEvent(event);  // false: default prevented
+}"""
+
+
+def paste(page, cell: str, text: str) -> bool:
+    return page.evaluate(PASTE, [f"input[name={cell}]", text])
+
+
+def grid_values(page, rows: int, cols: int) -> list[list[str]]:
+    return [
+        [page.input_value(f"input[name=cell-{r}-{c}]") for c in range(cols)] for r in range(rows)
+    ]
+
+
+def test_pasting_a_matrix_into_the_first_cell_fills_the_grid(page, live_server, student):
+    login(page, student)
+    variant_id = start_drill(page, "projection")  # a 3 x 4 grid
+    expected = drill_state(live_server, student, variant_id).variant.answer.values
+    rows, cols = expected.shape
+    assert (rows, cols) == (3, 4)
+    text = "\n".join(", ".join(f"{v:.3f}" for v in row) for row in expected)
+    wanted = [[f"{v:.3f}" for v in row] for row in expected]
+
+    assert paste(page, "cell-0-0", text) is False  # the script took the paste over
+    assert grid_values(page, rows, cols) == wanted
+
+    # from another cell, with ; between rows: fills from there, and what overflows is dropped
+    assert paste(page, "cell-1-2", "1 2 3; 4 5 6; 7 8 9") is False
+    assert grid_values(page, rows, cols)[1:] == [
+        [*wanted[1][:2], "1", "2"],
+        [*wanted[2][:2], "4", "5"],
+    ]
+    # a single number is left to the browser's own paste
+    assert paste(page, "cell-2-3", "0.5") is True
+    assert page.input_value("input[name=cell-2-3]") == "5"
+
+    assert paste(page, "cell-0-0", text) is False
+    submit_answer(page)
+    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100% (raw 100%, penalty 0%)"])
+    expect(page.locator("#marks td[data-correct=true]")).to_have_count(rows * cols)
+
+
+def test_pasting_a_bracketed_matrix_fills_the_grid(page, live_server, student):
+    login(page, student)
+    variant_id = start_drill(page, "projection")
+    expected = drill_state(live_server, student, variant_id).variant.answer.values
+    text = "[" + ", ".join("[" + ", ".join(f"{v:.3f}" for v in row) + "]" for row in expected) + "]"
+    paste(page, "cell-0-0", text)
+    assert grid_values(page, *expected.shape) == [[f"{v:.3f}" for v in row] for row in expected]

@@ -1,0 +1,144 @@
+"""The gradebook: exact columns and values on the hand-seeded database (see conftest.py)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from conftest import ADA_OPEN, CY_DISPLAY, DEE_DISPLAY, Seeder
+from sqlalchemy import event
+
+from quizsvc.reports import (
+    UTF8_BOM,
+    gradebook_csv_chunks,
+    gradebook_header,
+    gradebook_rows,
+    iter_gradebook,
+    write_gradebook_csv,
+)
+
+HEADER = [
+    "student_id",
+    "name",
+    "display_name",
+    "q-single",
+    "q-multi",
+    "q-open",
+    "mastery:scores",  # d-scores and d-scores-2 train the same skill: one column
+    "mastery:softmax",
+    "total",
+    "last_activity",
+]
+
+
+def expected_rows(s) -> list[list[str]]:
+    # Mastery moves halfway to each score: ada scores 0.5 then 0.9 -> 0.25 -> 0.575; softmax
+    # q-multi 0.5 then d-softmax 1.0 -> 0.25 -> 0.625; bo scores 0.25 -> 0.125.
+    # total = sum(points x score) / sum(points), points 1, 2, 1:
+    #   ada (1 + 2 x 0.5 + 0.75) / 4 = 0.6875; bo 0 (open awaiting review counts 0);
+    #   cy (latest answer 1.0) 1 / 4 = 0.25; dee 0.
+    return [
+        [str(s.ada), "ada", "Ada Lovelace", "1.0", "0.5", "0.75", "0.575", "0.625", "0.6875",
+         "2026-11-30T09:22:00Z"],
+        [str(s.bo), "bo", "王小明", "0.0", "", "", "0.125", "", "0.0", "2026-11-30T09:23:00Z"],
+        [str(s.cy), "cy", CY_DISPLAY, "1.0", "", "", "", "", "0.25", "2026-11-30T09:07:00Z"],
+        [str(s.dee), "dee", DEE_DISPLAY, "", "", "", "", "", "0.0", ""],
+    ]  # fmt: skip
+
+
+def test_the_header_lists_chapter_questions_then_drill_skills_in_bank_order(bank):
+    assert gradebook_header(bank) == HEADER
+
+
+def test_rows_hold_latest_scores_mastery_total_and_last_activity(seeded, session, bank):
+    # grace (an instructor) is not in the gradebook; the review (minute 10) is not ada's
+    # activity; cy's latest answer counts, not the first.
+    assert list(gradebook_rows(session, bank)) == expected_rows(seeded)
+
+
+def test_typed_rows_for_the_web_pages(seeded, session, bank):
+    rows = {row.name: row for row in iter_gradebook(session, bank)}
+    assert list(rows) == ["ada", "bo", "cy", "dee"]
+    assert rows["bo"].scores == {"q-single": 0.0, "q-multi": None, "q-open": None}
+    assert rows["bo"].mastery == {"scores": 0.125, "softmax": None}
+    assert rows["ada"].total == 0.6875
+    assert rows["dee"].last_activity is None
+
+
+def read_csv(data: bytes) -> list[list[str]]:
+    assert data.startswith(UTF8_BOM)
+    return list(csv.reader(io.StringIO(data[len(UTF8_BOM) :].decode("utf-8"), newline="")))
+
+
+def test_the_csv_is_utf8_with_a_bom_and_escapes_commas_quotes_and_line_breaks(
+    seeded, session, bank
+):
+    out = io.BytesIO()
+    write_gradebook_csv(session, bank, out)
+    data = out.getvalue()
+    assert data.startswith(b"\xef\xbb\xbfstudent_id,name,display_name,q-single,")
+    assert data.count(UTF8_BOM) == 1
+    text = data.decode("utf-8-sig")
+    assert "王小明" in text
+    # quoted, quotes doubled, the line break kept inside the quotes; CRLF ends records
+    assert '"Cy ""Q"", Jr.\nSmith"' in text
+    assert text.endswith(",0.0,\r\n")
+    rows = read_csv(data)
+    assert rows[0] == HEADER
+    expected = expected_rows(seeded)
+    expected[3][2] = "'" + DEE_DISPLAY  # a formula-looking cell is defused
+    assert rows[1:] == expected
+
+
+def test_the_chunks_are_the_same_file(seeded, session, bank):
+    out = io.BytesIO()
+    write_gradebook_csv(session, bank, out)
+    assert b"".join(gradebook_csv_chunks(session, bank)) == out.getvalue()
+
+
+def test_an_empty_database_gives_the_header_only(sessions, bank):
+    with sessions() as session:
+        assert b"".join(gradebook_csv_chunks(session, bank)) == (
+            UTF8_BOM + ",".join(HEADER).encode() + b"\r\n"
+        )
+
+
+def test_an_open_answer_awaiting_review_is_empty_and_a_later_one_replaces_a_score(
+    seeder: Seeder, sessions, bank
+):
+    ada = seeder.user("ada")
+    grace = seeder.user("grace", role="instructor")
+    first = seeder.write(ada, "q-open", ADA_OPEN, 0.9, 1)
+    seeder.review(first, grace, 1.0, "", 2)
+    with sessions() as session:
+        (row,) = iter_gradebook(session, bank)
+    assert (row.scores["q-open"], row.total) == (1.0, 0.25)
+    seeder.write(ada, "q-open", "a second try", 0.9, 3)  # the latest: awaiting review
+    with sessions() as session:
+        (row,) = iter_gradebook(session, bank)
+    assert (row.scores["q-open"], row.total) == (None, 0.0)
+
+
+def test_the_reports_take_a_fixed_number_of_queries(seeded, engine, sessions, bank):
+    """No query per student or per question (a BEGIN is not counted)."""
+    from quizsvc.reports import item_statistics, student_report
+
+    statements: list[str] = []
+
+    def count(conn, cursor, statement, parameters, context, executemany):
+        if not statement.lstrip().upper().startswith("BEGIN"):
+            statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        for expected, report in (
+            (5, lambda session: list(gradebook_rows(session, bank))),
+            (3, lambda session: item_statistics(session, bank)),
+            (7, lambda session: student_report(session, bank, seeded.ada)),
+        ):
+            with sessions() as session:
+                statements.clear()
+                report(session)
+                assert len(statements) == expected, statements
+    finally:
+        event.remove(engine, "before_cursor_execute", count)

@@ -1,0 +1,678 @@
+"""The instructor's pages: access, content reload, preview, self-test, review queue, students.
+
+Every test runs on its own copy of content/ (the `app` fixture below overrides conftest's),
+so a test may edit the content on disk and reload it.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from flask import url_for
+from sqlalchemy import func, select
+
+from quizsvc import practice, store
+from quizsvc.web import create_app
+from quizsvc.web.instructor import ReviewInputError, parse_score
+
+REPO = Path(__file__).resolve().parents[2]
+CHAPTER = "transformer-by-hand"
+CHAPTER_URL = f"/chapters/{CHAPTER}"
+QUESTIONS_FILE = "transformer-by-hand/questions.yaml"
+FIRST_PROMPT_EN = "Where are Q, K and V computed from?"
+
+
+@pytest.fixture
+def content_dir(tmp_path) -> Path:
+    target = tmp_path / "content"
+    shutil.copytree(REPO / "content", target)
+    return target
+
+
+@pytest.fixture
+def app(database_url, content_dir):
+    return create_app(
+        {"SECRET_KEY": "test secret", "DATABASE_URL": database_url, "CONTENT_DIR": str(content_dir)}
+    )
+
+
+def live_bank(app):
+    return app.extensions["quizsvc"].bank
+
+
+def user_id(sessions, name: str) -> int:
+    with sessions() as session:
+        return session.scalar(select(store.User.id).where(store.User.name == name))
+
+
+def count(sessions, model) -> int:
+    with sessions() as session:
+        return session.scalar(select(func.count()).select_from(model))
+
+
+def text_of(response) -> str:
+    """The page's text, tags removed and entities decoded, whitespace collapsed."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", response.text)).split())
+
+
+# --- access ------------------------------------------------------------------------------
+
+
+def instructor_routes(app) -> list[tuple[str, str, str]]:
+    """(endpoint, method, url) for every instructor route, with 1 for every URL variable."""
+    routes = []
+    with app.test_request_context():
+        for rule in app.url_map.iter_rules():
+            if not rule.endpoint.startswith("instructor."):
+                continue
+            url = url_for(rule.endpoint, **{name: 1 for name in rule.arguments})
+            for method in sorted({"GET", "POST"} & rule.methods):
+                routes.append((rule.endpoint, method, url))
+    return routes
+
+
+def test_every_instructor_route_is_for_instructors_only(app, browser_for):
+    routes = instructor_routes(app)
+    endpoints = {endpoint for endpoint, _, _ in routes}
+    # the routes this test must cover (a new one is covered as soon as it exists)
+    assert {
+        "instructor.index",
+        "instructor.content",
+        "instructor.reload_content",
+        "instructor.preview",
+        "instructor.selftest",
+        "instructor.run_selftest_view",
+        "instructor.reviews",
+        "instructor.review",
+        "instructor.students",
+        "instructor.student",
+        "instructor.student_report",
+        "instructor.reports_page",
+        "instructor.gradebook_csv",
+        "instructor.events_csv",
+        "instructor.events_jsonl",
+    } <= endpoints
+    assert {method for _, method, _ in routes} == {"GET", "POST"}
+    assert all(url.startswith("/instructor/") for _, _, url in routes)
+
+    alice = browser_for("alice")
+    anonymous = browser_for()
+    ines = browser_for("ines")
+    for endpoint, method, url in routes:
+        where = (endpoint, method, url)
+        if method == "GET":
+            assert alice.get(url).status_code == 403, where
+            response = anonymous.get(url)
+        else:
+            assert alice.post(url, {"score": "1", "comment": "x"}).status_code == 403, where
+            response = anonymous.post(url, {"score": "1", "comment": "x"})
+        assert response.status_code == 302, where
+        assert response.headers["Location"].startswith("/login?next="), where
+        if method == "GET":
+            # and the instructor is let in (404 only where the dummy id names nobody)
+            assert ines.get(url).status_code in (200, 404), where
+    # a student's POST changed nothing
+    assert count_reviews(app) == 0
+
+
+def count_reviews(app) -> int:
+    with app.extensions["quizsvc"].sessions() as session:
+        return session.scalar(select(func.count()).select_from(store.OpenAnswerReview))
+
+
+def test_the_instructor_link_is_in_the_instructors_navigation_only(browser_for):
+    ines_page = browser_for("ines").get(CHAPTER_URL)
+    assert 'id="nav-instructor"' in ines_page.text
+    assert 'href="/instructor/"' in ines_page.text
+    alice_page = browser_for("alice").get(CHAPTER_URL)
+    assert 'id="nav-instructor"' not in alice_page.text
+    assert "/instructor/" not in alice_page.text
+
+
+def test_a_student_post_without_csrf_token_is_refused_before_anything_else(app, browser_for):
+    ines = browser_for("ines")
+    response = ines.client.post("/instructor/content/reload", data={})
+    assert response.status_code == 400
+    assert "CSRF" in response.text
+
+
+# --- content and reload --------------------------------------------------------------------
+
+
+def test_the_content_page_lists_chapters_and_questions_with_their_source(app, browser_for):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get("/instructor/content")
+    assert page.status_code == 200
+    bank = live_bank(app)
+    assert bank.version in page.text
+    assert "The content on disk is valid" in page.text
+    assert "same as the live bank" in page.text
+    rows = re.findall(r'<tr data-question="([^"]+)">', page.text)
+    assert rows == list(bank.questions)
+    assert len(rows) == 18
+    # file:line of questions, checked by hand against the YAML
+    assert "<code>transformer-by-hand/questions.yaml:4</code>" in page.text  # qkv-origin
+    assert "<code>transformer-by-hand/drills.yaml:8</code>" in page.text  # first drill
+    assert FIRST_PROMPT_EN in page.text
+    assert "ONE worker process" in page.text  # the help says a reload reaches one process
+
+
+def edit(content_dir: Path, old: str, new: str, file: str = QUESTIONS_FILE) -> None:
+    path = content_dir / file
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_reloading_valid_content_serves_it_without_a_restart(app, browser_for, content_dir):
+    old_bank = live_bank(app)
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    assert FIRST_PROMPT_EN in alice.get(CHAPTER_URL).text
+
+    new_prompt = "Where do Q, K and V come from (revised)?"
+    edit(content_dir, f"en: {FIRST_PROMPT_EN}", f"en: {new_prompt}")
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    before = ines.get("/instructor/content")
+    assert "differs from the live bank" in before.text
+    assert new_prompt not in before.text  # only on disk so far
+
+    response = ines.post("/instructor/content/reload")
+    assert response.status_code == 302
+    assert response.headers["Location"] == "/instructor/content"
+    page = ines.get("/instructor/content")
+    assert new_prompt in page.text
+    assert "Reloaded: version" in page.text
+    assert live_bank(app) is not old_bank
+    assert live_bank(app).version != old_bank.version
+    assert live_bank(app).version in page.text
+    # and the learners see it at once
+    chapter = alice.get(CHAPTER_URL).text
+    assert new_prompt in chapter
+    assert FIRST_PROMPT_EN not in chapter
+
+    # reloading unchanged content keeps the same version and says so
+    ines.post("/instructor/content/reload")
+    assert "the content has not changed" in ines.get("/instructor/content").text
+
+
+def test_invalid_content_is_rejected_whole_and_the_old_bank_stays_live(
+    app, browser_for, content_dir
+):
+    old_bank = live_bank(app)
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    # a valid change and an invalid one in the same reload: neither may be served
+    edit(content_dir, f"en: {FIRST_PROMPT_EN}", "en: A prompt that must never be served")
+    edit(
+        content_dir,
+        "  - id: scaling-by-sqrt-dk\n    type: single_choice\n",
+        "  - id: scaling-by-sqrt-dk\n    type: single_choise\n",
+    )
+    lines = (content_dir / QUESTIONS_FILE).read_text(encoding="utf-8").splitlines()
+    bad_line = lines.index("    type: single_choise") + 1
+    assert bad_line == 36  # by hand: the question starts on line 35, its type is line 36
+
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    response = ines.post("/instructor/content/reload")
+    assert response.status_code == 422
+    assert "was rejected as a whole" in response.text
+    errors = re.findall(
+        r'<tr class="content-error"><td class="file">([^<]*)</td><td class="line">([^<]*)</td>'
+        r'<td class="path"><code>([^<]*)</code></td>',
+        response.text,
+    )
+    assert (QUESTIONS_FILE, str(bad_line), "questions[1].type") in errors, errors
+    assert "single_choise" in response.text  # the message quotes the bad value
+    # the old bank is still the live one, object for object
+    assert live_bank(app) is old_bank
+    assert old_bank.version in response.text
+    assert "A prompt that must never be served" not in response.text
+
+    # learners are still served the old content
+    chapter = alice.get(CHAPTER_URL)
+    assert chapter.status_code == 200
+    assert FIRST_PROMPT_EN in chapter.text
+    assert "never be served" not in chapter.text
+    # and the content page keeps reporting what is wrong on disk
+    page = ines.get("/instructor/content")
+    assert "The content on disk has 1 errors" in page.text
+    assert f'<td class="line">{bad_line}</td>' in page.text
+
+
+def test_a_missing_content_directory_is_an_error_not_a_crash(app, browser_for, content_dir):
+    old_bank = live_bank(app)
+    shutil.rmtree(content_dir)
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    response = ines.post("/instructor/content/reload")
+    assert response.status_code == 422
+    assert "not found" in response.text
+    assert live_bank(app) is old_bank
+    assert browser_for("alice").get(CHAPTER_URL).status_code == 200
+
+
+# --- preview -----------------------------------------------------------------------------
+
+
+def section(page: str, start: str, end: str = "</article>") -> str:
+    begin = page.index(start)
+    return page[begin : page.index(end, begin)]
+
+
+def test_preview_of_a_drill_shows_the_variant_answer_and_solution_for_a_seed(
+    app, browser_for, sessions
+):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get("/instructor/preview?question=drill-softmax-row&seed=7")
+    assert page.status_code == 200
+    variant = section(page.text, '<section class="variant"')
+    assert 'data-seed="7"' in variant
+    # seed 7 gives the row [2.8, 1.5, 1.8]; softmax by hand: e^2.8 = 16.445,
+    # e^1.5 = 4.482, e^1.8 = 6.050, sum 26.976 -> 0.610, 0.166, 0.224
+    given = section(variant, '<div class="given">', "</div>")
+    assert [c for c in re.findall(r"<td>([^<]*)</td>", given)] == ["2.8", "1.5", "1.8"]
+    expected = section(variant, '<section class="expected">', "</section>")
+    assert re.findall(r"<td>([^<]*)</td>", expected) == ["0.61", "0.166", "0.224"]
+    assert "Worked solution" in variant
+    assert "class='heatmap'" in variant  # the attention weights as a heatmap
+    assert "Exponentials" in variant and "Normalize" in variant  # the solution's steps
+
+    # the same seed gives the same variant; another seed another one
+    again = ines.get("/instructor/preview?question=drill-softmax-row&seed=7")
+    assert section(again.text, '<section class="variant"') == variant
+    other = ines.get("/instructor/preview?question=drill-softmax-row&seed=8")
+    assert section(other.text, '<section class="variant"') != variant
+    # a preview stores nothing
+    assert count(sessions, store.DrillVariant) == 0
+    assert count(sessions, store.ContentVersion) == 0
+
+
+def test_preview_of_the_score_row_drill_matches_a_hand_computation(browser_for):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get("/instructor/preview?question=drill-score-row&seed=7")
+    variant = section(page.text, '<section class="variant"')
+    # q0 = [1.4, 0.6, 0.7, 1.3]; K rows [0.5, 1, 1.1, -0.5], [-0.9, -0.3, -0.3, 1.2],
+    # [1.3, -1, 0.2, 1.1]; q0·k / √4 = 1.42/2, -0.09/2, 2.79/2
+    expected = section(variant, '<section class="expected">', "</section>")
+    assert re.findall(r"<td>([^<]*)</td>", expected) == ["0.71", "−0.045", "1.395"]
+
+
+def test_preview_of_a_choice_question_shows_its_public_and_solution_views(app, browser_for):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get("/instructor/preview?question=qkv-origin")
+    assert page.status_code == 200
+    question = live_bank(app).questions["qkv-origin"]
+    public = section(page.text, '<section class="public-view">', "</section>")
+    assert FIRST_PROMPT_EN in public
+    assert "correct-choice" not in public
+    solution = section(page.text, '<section class="solution-view">', "</section>")
+    assert f'<b class="correct-choice">{question.correct}</b>' in solution
+    assert "Explanation" in solution
+
+
+def test_preview_of_an_open_question_shows_reference_answer_and_rubric(browser_for):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get("/instructor/preview?question=why-multi-head")
+    solution = section(page.text, '<section class="solution-view">', "</section>")
+    assert "Reference answer" in solution
+    assert "One head can capture only one kind of relationship pattern" in solution
+    assert "different angles" in solution  # the phrases the grader looks for
+
+
+def test_preview_rejects_a_bad_seed_and_an_unknown_question(browser_for):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    for seed in ("abc", "-1", "1.5", str(2**63)):
+        response = ines.get(f"/instructor/preview?question=drill-softmax-row&seed={seed}")
+        assert response.status_code == 400, seed
+        assert "The seed must be a whole number" in response.text
+    response = ines.get("/instructor/preview?question=no-such-question")
+    assert response.status_code == 404
+    assert "There is no question" in response.text
+    # no question chosen: just the form
+    page = ines.get("/instructor/preview")
+    assert page.status_code == 200
+    assert 'id="preview-question"' in page.text
+    assert 'id="preview"' not in page.text
+
+
+# --- self-test ---------------------------------------------------------------------------
+
+
+def test_the_self_test_runs_on_the_live_bank_and_shows_per_question_results(
+    app, browser_for, content_dir
+):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get("/instructor/selftest")
+    assert page.status_code == 200
+    assert 'id="selftest-results"' not in page.text  # runs only on request
+    result = ines.post("/instructor/selftest")
+    assert result.status_code == 200
+    assert "12 questions tested (360 checks): 12 passed, 0 failed; 6 skipped" in result.text
+    rows = dict(re.findall(r'<tr data-question="([^"]+)" data-passed="(true|false)">', result.text))
+    assert len(rows) == 12 and set(rows.values()) == {"true"}
+    assert "30/30" in result.text  # a drill: 6 checks for each of 5 seeds
+
+    # a tolerance so loose that mistakes pass: the self-test of the reloaded bank says so
+    edit(
+        content_dir,
+        "    params: {}\n    tolerance: {atol: 0.005, rtol: 0}\n\n  - id: drill-masked-row",
+        "    params: {}\n    tolerance: {atol: 0.5, rtol: 0}\n\n  - id: drill-masked-row",
+        file="transformer-by-hand/drills.yaml",
+    )
+    assert ines.post("/instructor/content/reload").status_code == 302
+    result = ines.post("/instructor/selftest")
+    rows = dict(re.findall(r'<tr data-question="([^"]+)" data-passed="(true|false)">', result.text))
+    assert rows["drill-softmax-row"] == "false"
+    assert [q for q, passed in rows.items() if passed == "false"] == ["drill-softmax-row"]
+    assert "12 questions tested (360 checks): 11 passed, 1 failed" in result.text
+    assert "is too loose" in result.text
+    assert "<code>transformer-by-hand/drills.yaml:50</code>" in result.text
+
+
+# --- review queue ------------------------------------------------------------------------
+
+OPEN_ANSWER = (
+    "A head learns <b>one pattern</b>; heads look from different angles "
+    "and are concatenated. <script>alert(1)</script>"
+)
+
+
+def answer_open_question(browser, text: str = OPEN_ANSWER, question: str = "why-multi-head"):
+    browser.get(CHAPTER_URL)
+    response = browser.post(f"{CHAPTER_URL}/questions/{question}", {"text": text})
+    assert response.status_code == 302, response.text
+    return response
+
+
+def queue_section(page: str, answer_id: int) -> str:
+    return section(page, f'<section class="review question" id="answer-{answer_id}"', "</section>")
+
+
+def awaiting_ids(sessions) -> list[int]:
+    with sessions() as session:
+        return [a.answer_id for a in store.answers_awaiting_review(session)]
+
+
+def test_review_flow_from_answer_to_the_students_chapter_page(app, browser_for, sessions):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    answer_open_question(alice)
+    chapter = alice.get(CHAPTER_URL).text
+    # suggested by hand: one-pattern (0.3) + different angles (0.35) + concatenat (0.15)
+    # found, independent projections (0.2) not: 0.8 of 1.0
+    assert "Waiting for an instructor&#39;s review (suggested score 80%)" in chapter
+    [answer_id] = awaiting_ids(sessions)
+
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    queue = ines.get("/instructor/reviews")
+    assert queue.status_code == 200
+    item = queue_section(queue.text, answer_id)
+    assert 'data-question="why-multi-head"' in item
+    assert "Alice" in item or "alice" in item
+    # the rubric's phrases are marked, everything else is escaped
+    assert (
+        "A head learns &lt;b&gt;<mark>one pattern</mark>&lt;/b&gt;; heads look from "
+        "<mark>different angles</mark> and are <mark>concatenat</mark>ed. "
+        "&lt;script&gt;alert(1)&lt;/script&gt;"
+    ) in item
+    assert "<script>alert" not in queue.text
+    assert "<b>one pattern</b>" not in queue.text
+    found = dict(re.findall(r'data-key="([^"]+)" data-found="(true|false)"', item))
+    assert found == {
+        "one-pattern-per-head": "true",
+        "several-perspectives": "true",
+        "independent-projections": "false",
+        "concatenate-outputs": "true",
+    }
+    assert "Reference answer" in item
+    assert "Each head has its own Wq/Wk/Wv and computes attention independently" in item
+    assert "Suggested score: <b>80%</b>" in item
+    assert 'name="score" size="8" required value="80%"' in item  # prefilled to confirm
+
+    response = ines.post(
+        f"/instructor/reviews/{answer_id}",
+        {"score": "0.75", "comment": "Good, but say why each head has its own W_q."},
+    )
+    assert response.status_code == 302
+    assert response.headers["Location"] == "/instructor/reviews"
+    queue = ines.get("/instructor/reviews")
+    assert f'id="answer-{answer_id}"' not in queue.text
+    assert 'id="queue-empty"' in queue.text
+    assert "Answer 1 reviewed: 75%." in queue.text
+    assert awaiting_ids(sessions) == []
+
+    chapter = alice.get(CHAPTER_URL).text
+    assert "Instructor&#39;s score: 75%" in chapter
+    assert "Comment: Good, but say why each head has its own W_q." in chapter
+    assert "Waiting for an instructor" not in chapter
+    # the review counts once in the skill's progress: mastery 0.5 * 0.75
+    with sessions() as session:
+        [skill] = store.progress_for(session, user_id(sessions, "alice"))
+        [review] = session.scalars(select(store.OpenAnswerReview)).all()
+    assert (skill.skill, skill.attempts, skill.mastery) == ("multi_head", 1, 0.375)
+    assert (review.reviewer_id, review.confirmed_score) == (user_id(sessions, "ines"), 0.75)
+    assert review.suggested_score == pytest.approx(0.8)  # 0.3 + 0.35 + 0.15, in floats
+
+
+@pytest.mark.parametrize(
+    ("typed", "score"),
+    [
+        ("0.75", 0.75),
+        ("75%", 0.75),
+        ("75 %", 0.75),
+        ("75", 0.75),
+        ("0,75", 0.75),
+        ("1", 1.0),
+        ("100%", 1.0),
+        ("100", 1.0),
+        ("0", 0.0),
+        ("0%", 0.0),
+        (".5", 0.5),
+        ("12.5%", 0.125),
+    ],
+)
+def test_scores_are_read_as_fractions_or_percentages(app, typed, score):
+    with app.test_request_context():
+        assert parse_score(typed) == pytest.approx(score, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "typed", ["", "  ", "abc", "-0.5", "-10%", "101", "150%", "1e2", "nan", "inf", "0.5.5", "%"]
+)
+def test_scores_outside_0_to_1_or_0_to_100_percent_are_rejected(app, typed):
+    with app.test_request_context(), pytest.raises(ReviewInputError):
+        parse_score(typed)
+
+
+@pytest.mark.parametrize(
+    ("form", "message"),
+    [
+        ({"score": "abc"}, "Cannot read the score &#39;abc&#39;"),
+        ({"score": "150"}, "a percentage is at most 100"),
+        ({"score": "-1"}, "Cannot read the score"),
+        ({"score": ""}, "Enter a score."),
+        ({"score": "0.5", "comment": "x" * 5001}, "at most 5000 characters"),
+    ],
+)
+def test_a_bad_review_is_refused_with_a_message_and_nothing_is_stored(
+    app, browser_for, sessions, form, message
+):
+    alice = browser_for("alice")
+    answer_open_question(alice)
+    [answer_id] = awaiting_ids(sessions)
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    ines.get("/instructor/reviews")
+    response = ines.post(f"/instructor/reviews/{answer_id}", form)
+    assert response.status_code == 422
+    item = queue_section(response.text, answer_id)
+    assert 'class="inline-error"' in item
+    assert message in item
+    assert awaiting_ids(sessions) == [answer_id]
+    assert count(sessions, store.OpenAnswerReview) == 0
+    with sessions() as session:
+        assert store.progress_for(session, user_id(sessions, "alice")) == []
+
+
+def test_reviewing_an_unknown_or_a_choice_answer_is_refused(app, browser_for, sessions):
+    alice = browser_for("alice")
+    alice.get(CHAPTER_URL)
+    alice.post(f"{CHAPTER_URL}/questions/qkv-origin", {"choice": "A"})
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    ines.get("/instructor/reviews")
+    assert ines.post("/instructor/reviews/999", {"score": "1"}).status_code == 404
+    with sessions() as session:
+        [choice_answer] = session.scalars(select(store.QuizAnswer.id)).all()
+    response = ines.post(f"/instructor/reviews/{choice_answer}", {"score": "1"})
+    assert response.status_code == 409
+    assert "not an open answer" in response.text
+    assert count(sessions, store.OpenAnswerReview) == 0
+
+
+def test_the_queue_lists_answers_oldest_first_with_each_learner(app, browser_for, sessions):
+    alice, bob = browser_for("alice"), browser_for("bob")
+    answer_open_question(alice, "Each head has its own projection, independently.")
+    answer_open_question(bob, "因为每个头从不同角度看，最后拼接。", "why-multi-head")
+    answer_open_question(alice, "训练时用正确答案，并行计算。", "teacher-forcing-vs-autoregressive")
+    ids = awaiting_ids(sessions)
+    assert len(ids) == 3
+    ines = browser_for("ines")
+    ines.get("/lang/zh")
+    queue = ines.get("/instructor/reviews").text
+    assert re.findall(r'<section class="review question" id="answer-(\d+)"', queue) == [
+        str(i) for i in ids
+    ]
+    assert "<mark>不同角度</mark>" in queue_section(queue, ids[1])
+    assert "<mark>拼接</mark>" in queue_section(queue, ids[1])
+    assert "(<code>bob</code>)" in queue_section(queue, ids[1])
+    third = queue_section(queue, ids[2])
+    assert "<mark>正确答案</mark>" in third and "<mark>并行</mark>" in third
+    assert "参考答案" in third  # the page follows the instructor's language
+
+
+# --- students ----------------------------------------------------------------------------
+
+
+def solve_a_drill(sessions, app, name: str, question_id: str = "drill-softmax-row") -> None:
+    learner = user_id(sessions, name)
+    with sessions() as session:
+        issued = practice.start_drill(session, live_bank(app), learner, question_id, seed=7)
+        variant = practice.drill_state(session, learner, issued.id).variant
+        answer = "; ".join(" ".join(repr(float(v)) for v in row) for row in variant.answer.values)
+        practice.submit_drill(session, learner, issued.id, answer, "key-1")
+
+
+def test_the_roster_lists_every_student_with_activity_and_skills(app, browser_for, sessions):
+    solve_a_drill(sessions, app, "alice")
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get("/instructor/students")
+    assert page.status_code == 200
+    rows = dict(re.findall(r'<tr data-student="([^"]+)">(.*?)</tr>', page.text, flags=re.DOTALL))
+    assert set(rows) == {"alice", "bob"}  # students only, not the instructor
+    with sessions() as session:
+        alice = store.user_by_id(session, user_id(sessions, "alice"))
+        [progress] = store.progress_for(session, alice.id)
+    assert alice.display_name in rows["alice"]
+    assert alice.created_at.strftime("%Y-%m-%d") in rows["alice"]
+    assert progress.last_activity.strftime("%Y-%m-%d %H:%M") in rows["alice"]
+    assert '<span class="skill">attention_weights</span>' in rows["alice"] or (
+        f'<span class="skill">{progress.skill}</span>' in rows["alice"]
+    )
+    assert '<td class="last-activity">—</td>' in rows["bob"]
+    assert f'href="/instructor/students/{alice.id}"' in rows["alice"]
+
+
+def test_a_students_page_shows_mastery_per_skill_and_recent_history(app, browser_for, sessions):
+    solve_a_drill(sessions, app, "alice")
+    alice_browser = browser_for("alice")
+    answer_open_question(alice_browser)
+    alice = user_id(sessions, "alice")
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get(f"/instructor/students/{alice}")
+    assert page.status_code == 200
+    with sessions() as session:
+        [progress] = store.progress_for(session, alice)
+    # one fully right first attempt: mastery 0 -> 0.5
+    row = section(page.text, f'<tr data-skill="{progress.skill}">', "</tr>")
+    assert '<td class="mastery">50%</td>' in row
+    assert "<td>1</td>" in row  # attempts
+    assert "<svg class='chart'" in page.text  # mastery bar chart and score line chart
+    history = section(page.text, '<ul class="history" id="history">', "</ul>")
+    assert "<code>why-multi-head</code> (quiz) — awaiting review" in history
+    assert "<code>drill-softmax-row</code> (drill) — 100%" in history
+    # bob has done nothing yet
+    bob = ines.get(f"/instructor/students/{user_id(sessions, 'bob')}")
+    assert bob.status_code == 200
+    assert "Nothing recorded yet." in bob.text
+    # an instructor, or nobody, is not a student
+    assert ines.get(f"/instructor/students/{user_id(sessions, 'ines')}").status_code == 404
+    assert ines.get("/instructor/students/999").status_code == 404
+
+
+def test_the_overview_counts_the_queue_and_the_students(app, browser_for, sessions):
+    answer_open_question(browser_for("alice"))
+    ines = browser_for("ines")
+    page = ines.get("/instructor/")
+    assert page.status_code == 200
+    assert '<span id="waiting-count">1</span>' in page.text
+    assert live_bank(app).version[:12] in page.text
+
+
+NUMERIC_QUESTION = """
+  - id: scaled-dot-products
+    type: numeric
+    tags: [scores]
+    prompt:
+      zh: 计算 q·K^T / √4，其中 q = [1, 2]，K = [[1, 0], [0.5, -3]]。
+      en: Compute q·K^T / √4 for q = [1, 2] and K = [[1, 0], [0.5, -3]].
+    answer: [[0.5, -2.75]]
+    explanation:
+      zh: (1×1 + 2×0) / 2 = 0.5；(1×0.5 + 2×(−3)) / 2 = −2.75。
+      en: (1×1 + 2×0) / 2 = 0.5 and (1×0.5 + 2×(−3)) / 2 = −2.75.
+"""
+
+
+def test_a_numeric_question_added_on_disk_can_be_previewed_after_a_reload(
+    app, browser_for, content_dir
+):
+    path = content_dir / QUESTIONS_FILE
+    path.write_text(path.read_text(encoding="utf-8") + NUMERIC_QUESTION, encoding="utf-8")
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    assert ines.get("/instructor/preview?question=scaled-dot-products").status_code == 404
+    assert ines.post("/instructor/content/reload").status_code == 302
+    page = ines.get("/instructor/preview?question=scaled-dot-products")
+    assert page.status_code == 200
+    public = section(page.text, '<section class="public-view">', "</section>")
+    assert "Answer shape: 1 × 2" in public
+    assert "−2.75" not in public
+    solution = section(page.text, '<section class="solution-view">', "</section>")
+    # by hand: (1·1 + 2·0)/2 = 0.5, (1·0.5 + 2·(−3))/2 = −2.75
+    assert re.findall(r"<td>([^<]*)</td>", solution) == ["0.5", "−2.75"]
+    # the new question is listed with its place in the file
+    lines = path.read_text(encoding="utf-8").splitlines()
+    line = lines.index("  - id: scaled-dot-products") + 1
+    content = ines.get("/instructor/content").text
+    assert f"<code>{QUESTIONS_FILE}:{line}</code>" in content
+    # and the self-test now tests it too
+    result = ines.post("/instructor/selftest")
+    assert '<tr data-question="scaled-dot-products" data-passed="true">' in result.text
+    assert "13 questions tested" in result.text

@@ -1,0 +1,200 @@
+"""The instructor's reports: streamed downloads, item statistics, a printable student report."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+from sqlalchemy import select
+
+from quizsvc import practice, store
+from quizsvc.reports import EVENT_COLUMNS
+
+CHAPTER_URL = "/chapters/transformer-by-hand"
+BOM = b"\xef\xbb\xbf"
+REVIEW_COMMENT = "Say why each head has its own W_q."
+
+
+def user_id(sessions, name: str) -> int:
+    with sessions() as session:
+        return session.scalar(select(store.User.id).where(store.User.name == name))
+
+
+def alice_works(app, browser_for, sessions) -> None:
+    """Alice: qkv-origin right (1 point), why-multi-head reviewed at 0.75 (2 points), and
+    one drill solved at the first attempt. Bob does nothing."""
+    alice = browser_for("alice")
+    alice.get(CHAPTER_URL)
+    assert alice.post(f"{CHAPTER_URL}/questions/qkv-origin", {"choice": "B"}).status_code == 302
+    text = "One pattern per head; different angles; outputs concatenated."
+    assert alice.post(f"{CHAPTER_URL}/questions/why-multi-head", {"text": text}).status_code == 302
+    learner = user_id(sessions, "alice")
+    bank = app.extensions["quizsvc"].bank
+    with sessions() as session:
+        issued = practice.start_drill(session, bank, learner, "drill-softmax-row", seed=7)
+        practice.submit_drill(session, learner, issued.id, "0.6096 0.1661 0.2243", "key-1")
+        [open_answer] = store.answers_awaiting_review(session)
+    ines = browser_for("ines")
+    ines.get("/instructor/reviews")
+    response = ines.post(
+        f"/instructor/reviews/{open_answer.answer_id}",
+        {"score": "75%", "comment": REVIEW_COMMENT},
+    )
+    assert response.status_code == 302
+
+
+def download(browser, url: str):
+    response = browser.get(url)
+    assert response.status_code == 200, response.text
+    assert response.is_streamed, url
+    assert response.headers["Cache-Control"] == "no-store"
+    return response
+
+
+def test_the_gradebook_downloads_as_a_streamed_csv_with_a_bom(app, browser_for, sessions):
+    alice_works(app, browser_for, sessions)
+    ines = browser_for("ines")
+    response = download(ines, "/instructor/reports/gradebook.csv")
+    assert response.content_type == "text/csv; charset=utf-8"
+    disposition = response.headers["Content-Disposition"]
+    assert re.fullmatch(r'attachment; filename="gradebook-\d{4}-\d{2}-\d{2}\.csv"', disposition)
+    data = response.get_data()
+    assert data.startswith(BOM)
+    assert not data[len(BOM) :].startswith(BOM)  # one BOM, however many chunks
+    rows = {row["name"]: row for row in csv.DictReader(io.StringIO(data[3:].decode("utf-8")))}
+    assert set(rows) == {"alice", "bob"}  # students only
+    alice = rows["alice"]
+    assert alice["qkv-origin"] == "1.0"
+    assert alice["why-multi-head"] == "0.75"
+    assert alice["scaling-by-sqrt-dk"] == ""
+    assert alice["mastery:softmax"] == "0.5"  # one right first attempt: 0 -> 0.5
+    # by hand: points 1 (x4 choice questions) and 2 (x2 open), 8 in all;
+    # (1 x 1.0 + 2 x 0.75) / 8 = 2.5 / 8
+    assert alice["total"] == "0.3125"
+    assert rows["bob"]["total"] == "0.0" and rows["bob"]["last_activity"] == ""
+
+
+def test_the_events_download_as_streamed_csv_and_json_lines(app, browser_for, sessions):
+    alice_works(app, browser_for, sessions)
+    ines = browser_for("ines")
+
+    response = download(ines, "/instructor/reports/events.csv")
+    assert response.content_type == "text/csv; charset=utf-8"
+    assert re.fullmatch(
+        r'attachment; filename="events-\d{4}-\d{2}-\d{2}\.csv"',
+        response.headers["Content-Disposition"],
+    )
+    data = response.get_data()
+    assert data.startswith(BOM)
+    table = list(csv.reader(io.StringIO(data[3:].decode("utf-8"))))
+    assert tuple(table[0]) == EVENT_COLUMNS
+    events = [dict(zip(table[0], row, strict=True)) for row in table[1:]]
+    assert sorted((e["event"], e["question_id"], e["score"]) for e in events) == [
+        ("drill", "drill-softmax-row", "1.0"),
+        ("quiz", "qkv-origin", "1.0"),
+        ("quiz", "why-multi-head", "0.75"),
+    ]
+
+    response = download(ines, "/instructor/reports/events.jsonl")
+    assert response.mimetype == "application/x-ndjson"
+    assert re.fullmatch(
+        r'attachment; filename="events-\d{4}-\d{2}-\d{2}\.jsonl"',
+        response.headers["Content-Disposition"],
+    )
+    data = response.get_data()
+    assert not data.startswith(BOM)
+    lines = data.decode("utf-8").splitlines()
+    objects = [json.loads(line) for line in lines]
+    assert len(objects) == 3
+    drill = next(o for o in objects if o["event"] == "drill")
+    assert (drill["seed"], drill["student_name"], drill["score"]) == (7, "alice", 1.0)
+    assert drill["answer"] == "0.6096 0.1661 0.2243"
+
+
+def test_empty_reports_still_download(browser_for):
+    ines = browser_for("ines")
+    data = download(ines, "/instructor/reports/events.csv").get_data()
+    assert data.decode("utf-8-sig").splitlines() == [",".join(EVENT_COLUMNS)]
+    assert download(ines, "/instructor/reports/events.jsonl").get_data() == b""
+    gradebook = download(ines, "/instructor/reports/gradebook.csv").get_data()
+    assert len(gradebook.decode("utf-8-sig").splitlines()) == 3  # header, alice, bob
+
+
+def test_the_reports_page_links_the_downloads_and_shows_item_statistics(app, browser_for, sessions):
+    alice_works(app, browser_for, sessions)
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get("/instructor/reports")
+    assert page.status_code == 200
+    for url in (
+        "/instructor/reports/gradebook.csv",
+        "/instructor/reports/events.csv",
+        "/instructor/reports/events.jsonl",
+    ):
+        assert f'href="{url}"' in page.text
+    rows = dict(re.findall(r'<tr data-question="([^"]+)">(.*?)</tr>', page.text, re.DOTALL))
+    assert len(rows) == 18  # every question of the bank
+    qkv = rows["qkv-origin"]
+    assert '<td class="students">1</td>' in qkv and '<td class="facility">100.0%</td>' in qkv
+    assert '<td class="mean">0.750</td>' in rows["why-multi-head"]
+    assert '<td class="students">0</td>' in rows["scaling-by-sqrt-dk"]
+    assert '<td class="facility">—</td>' in rows["scaling-by-sqrt-dk"]
+    # one student: no correlation to compute
+    assert '<td class="discrimination">—</td>' in qkv
+
+
+def test_the_printable_student_report(app, browser_for, sessions):
+    alice_works(app, browser_for, sessions)
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    alice = user_id(sessions, "alice")
+    roster = ines.get("/instructor/students").text
+    assert f'href="/instructor/students/{alice}/report"' in roster
+    page = ines.get(f"/instructor/students/{alice}/report")
+    assert page.status_code == 200
+    assert '<span id="chapter-total">31%</span>' in page.text  # 2.5 / 8 points
+    answers = dict(re.findall(r'<tr data-question="([^"]+)">(.*?)</tr>', page.text, re.DOTALL))
+    assert '<td class="score">100%</td>' in answers["qkv-origin"]
+    assert '<td class="score">75%</td>' in answers["why-multi-head"]
+    assert f'<td class="comment">{REVIEW_COMMENT}</td>' in answers["why-multi-head"]
+    assert '<td class="score">—</td>' in answers["scaling-by-sqrt-dk"]
+    skill = re.search(r'<tr data-skill="softmax">(.*?)</tr>', page.text, re.DOTALL).group(1)
+    assert '<td class="mastery">50%</td>' in skill
+    assert page.text.count("<svg class='chart'") == 2  # mastery bars, drill scores
+    assert "<script" not in page.text  # nothing to run: prints as served
+    assert 'class="no-print help"' in page.text
+
+    css = ines.get("/static/style.css").text
+    print_css = css[css.index("@media print") :]
+    assert "nav.instructor-nav" in print_css and ".no-print" in print_css
+    assert "header.site" in print_css
+
+    assert ines.get(f"/instructor/students/{user_id(sessions, 'ines')}/report").status_code == 404
+
+
+def test_a_download_leaves_no_transaction_open_even_if_abandoned(app, browser_for, sessions):
+    """The stream reads through its own read-only session, closed when the stream ends or
+    is closed early: learners can write right after (SQLite allows one writer)."""
+    alice_works(app, browser_for, sessions)
+    ines = browser_for("ines")
+    for url in (
+        "/instructor/reports/gradebook.csv",
+        "/instructor/reports/events.csv",
+        "/instructor/reports/events.jsonl",
+    ):
+        assert download(ines, url).get_data()
+        abandoned = ines.client.get(url)
+        assert abandoned.is_streamed
+        assert next(iter(abandoned.response))  # the first chunk only, then the client leaves
+        abandoned.close()
+    # writes go through at once: an answer, a drill submission and a review
+    bob = browser_for("bob")
+    bob.get(CHAPTER_URL)
+    response = bob.post(f"{CHAPTER_URL}/questions/why-multi-head", {"text": "semantic"})
+    assert response.status_code == 302
+    with sessions() as session:
+        [waiting] = store.answers_awaiting_review(session)
+    assert ines.post(f"/instructor/reviews/{waiting.answer_id}", {"score": "1"}).status_code == 302
+    assert len(download(ines, "/instructor/reports/events.jsonl").get_data().splitlines()) == 4
