@@ -33,6 +33,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__, instance_path=str(REPO_ROOT / "instance"))
     app.config.from_mapping(
         DEVELOPMENT=False,
+        REGISTRATION_OPEN=False,
         DATABASE_URL=None,
         CONTENT_DIR=str(REPO_ROOT / "content"),
         SESSION_COOKIE_HTTPONLY=True,

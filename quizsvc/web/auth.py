@@ -14,7 +14,17 @@ from functools import wraps
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_login import UserMixin, current_user, login_required, login_user, logout_user
 from sqlalchemy.orm import Session
 
@@ -107,6 +117,38 @@ def login():
         login_user(CurrentUser.of(user))
         return redirect(_safe_next(request.args.get("next")))
     return render_template("login.html")
+
+
+def create_account(role: str) -> store.User:
+    """A user from the posted form (name, display_name, password, password_again).
+    Raises store.StoreError with a message for the person filling it in."""
+    password = request.form.get("password", "")
+    if password != request.form.get("password_again", password):
+        raise store.InvalidPassword("the two passwords differ")
+    return store.create_user(
+        db(),
+        name=request.form.get("name", "").strip(),
+        role=role,
+        password=password,
+        display_name=request.form.get("display_name", "").strip() or None,
+    )
+
+
+@bp.route("/register", methods=["GET", "POST"])
+def register():
+    """Students create their own accounts, only where REGISTRATION_OPEN is set (off by
+    default: instructors create accounts)."""
+    if not current_app.config["REGISTRATION_OPEN"]:
+        abort(404, description=translate("registration_closed"))
+    if request.method == "POST":
+        try:
+            user = create_account("student")
+        except store.StoreError as exc:
+            db().rollback()
+            return render_template("register.html", error=str(exc)), 422
+        login_user(CurrentUser.of(user))
+        return redirect(url_for("quiz.index"))
+    return render_template("register.html", error=None)
 
 
 @bp.post("/logout")

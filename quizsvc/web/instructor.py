@@ -50,7 +50,7 @@ from quizsvc.drills import Tensor
 from quizsvc.grading import RubricSuggestion, suggest_open_score
 from quizsvc.selftest import run_selftest
 from quizsvc.store import reports_queries
-from quizsvc.web.auth import instructor_required
+from quizsvc.web.auth import create_account, instructor_required
 from quizsvc.web.context import bank, db, load_content, state
 from quizsvc.web.i18n import negotiated_language, translate
 from quizsvc.web.render import bar_chart_svg, heatmap_svg, line_chart_svg, matrix_table
@@ -464,6 +464,26 @@ def _student(user_id: int) -> store.User:
 @bp.get("/students")
 @instructor_required
 def students():
+    return render_students()
+
+
+@bp.post("/students")
+@instructor_required
+def add_account():
+    """Instructors create accounts (students or instructors) with a first password."""
+    role = request.form.get("role", "student")
+    if role not in store.ROLES:
+        abort(400, description=f"unknown role {role!r}")
+    try:
+        user = create_account(role)
+    except store.StoreError as exc:
+        db().rollback()
+        return render_students(error=str(exc), status=422)
+    flash(translate("instructor_account_created", name=user.name, role=role), "info")
+    return redirect(url_for("instructor.students"))
+
+
+def render_students(error: str | None = None, status: int = 200):
     _begin_reading()
     # four queries whatever the number of students
     skills: dict[int, list[str]] = {}
@@ -479,7 +499,7 @@ def students():
         for user in store.list_users(db())
         if user.role == "student"
     ]
-    return render_template("instructor/students.html", roster=roster)
+    return render_template("instructor/students.html", roster=roster, error=error), status
 
 
 def _progress_data(user_id: int) -> dict[str, Any]:

@@ -1,0 +1,58 @@
+"""Self-registration where REGISTRATION_OPEN is set (it is off by default)."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from quizsvc import store
+from quizsvc.web import create_app
+
+
+@pytest.fixture
+def app(database_url):
+    return create_app({"SECRET_KEY": "s", "DATABASE_URL": database_url, "REGISTRATION_OPEN": True})
+
+
+def user_named(sessions, name: str) -> store.User | None:
+    with sessions() as session:
+        return session.scalar(select(store.User).where(store.User.name == name))
+
+
+def test_open_registration_creates_a_student_and_logs_them_in(browser_for, sessions):
+    eve = browser_for()
+    assert 'href="/register"' in eve.get("/login").text
+    eve.get("/register")
+    form = {"name": "eve", "display_name": "伊芙", "password": "long enough 1"}
+    response = eve.post("/register", {**form, "password_again": "long enough 1"})
+    assert response.status_code == 302
+    user = user_named(sessions, "eve")
+    assert (user.role, user.display_name) == ("student", "伊芙")
+    assert "伊芙" in eve.get("/", follow_redirects=True).text  # logged in
+
+
+@pytest.mark.parametrize(
+    ("form", "message"),
+    [
+        ({"name": "alice", "password": "long enough 1"}, "a user named &#39;alice&#39; already"),
+        ({"name": "eve", "password": "short"}, "at least 8"),
+        ({"name": "Eve!", "password": "long enough 1"}, "user name"),
+    ],
+)
+def test_registration_errors_are_shown_and_store_nothing(browser_for, sessions, form, message):
+    visitor = browser_for()
+    visitor.get("/register")
+    response = visitor.post("/register", {**form, "password_again": form["password"]})
+    assert response.status_code == 422
+    assert message in response.text
+    assert user_named(sessions, "eve") is None
+    assert user_named(sessions, "alice").role == "student"
+
+
+def test_registration_refuses_two_different_passwords(browser_for, sessions):
+    visitor = browser_for()
+    visitor.get("/register")
+    form = {"name": "eve", "password": "long enough 1", "password_again": "long enough 2"}
+    response = visitor.post("/register", form)
+    assert response.status_code == 422 and "the two passwords differ" in response.text
+    assert user_named(sessions, "eve") is None
