@@ -22,11 +22,12 @@ grace    (instructor) q-single [B] 1.0 (+8); d-scores: seed 14, raw 1.0 (+24)
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from sqlalchemy import Engine, text
@@ -191,6 +192,16 @@ def at(minutes: int) -> datetime:
 
 @dataclass(frozen=True)
 class Seeded:
+    """The ids of the seeded rows, and the texts written (class constants, so that the
+    tests need not import this module: ``conftest`` is not a unique module name)."""
+
+    ADA_OPEN: ClassVar[str] = ADA_OPEN
+    BO_OPEN: ClassVar[str] = BO_OPEN
+    CY_DISPLAY: ClassVar[str] = CY_DISPLAY
+    DEE_DISPLAY: ClassVar[str] = DEE_DISPLAY
+    DRILL_ANSWER: ClassVar[str] = DRILL_ANSWER
+    REVIEW_COMMENT: ClassVar[str] = REVIEW_COMMENT
+
     ada: int
     bo: int
     cy: int
@@ -301,6 +312,12 @@ def seeder(sessions: sessionmaker[Session], bank: Bank, fast_passwords) -> Seede
 @pytest.fixture
 def seeded(seeder: Seeder) -> Seeded:
     return seed(seeder)
+
+
+@pytest.fixture
+def seed_into(bank: Bank, fast_passwords) -> Callable[[sessionmaker[Session]], Seeded]:
+    """Seeds another database (e.g. one made by the migrations) the same way."""
+    return lambda sessions: seed(Seeder(sessions, bank))
 
 
 def seed(s: Seeder) -> Seeded:

@@ -6,7 +6,6 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from conftest import Seeder, seed
 from sqlalchemy.exc import OperationalError
 
 import quizsvc.reports
@@ -22,10 +21,10 @@ def url(empty_db_url: str) -> str:
 
 
 @pytest.fixture
-def db(url: str, bank, fast_passwords):
+def db(url: str, seed_into):
     engine = make_engine(url)
     sessions = make_session_factory(engine)
-    seeded = seed(Seeder(sessions, bank))
+    seeded = seed_into(sessions)
     yield sessions, seeded
     engine.dispose()
 

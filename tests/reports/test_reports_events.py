@@ -7,7 +7,6 @@ import io
 import json
 
 import pytest
-from conftest import ADA_OPEN, BO_OPEN, DRILL_ANSWER, Seeder
 from sqlalchemy import event
 
 from quizsvc.reports import (
@@ -42,7 +41,7 @@ def expected_json(s) -> list[dict]:
         return dict(
             event="drill", event_id=s.drill[i], student_id=student, student_name=name,
             question_id=question, kind=kind, skill=skill, seed=seed, params=PARAMS,
-            answer=DRILL_ANSWER, cells=CELLS, raw_score=raw, penalty=penalty, score=score,
+            answer=s.DRILL_ANSWER, cells=CELLS, raw_score=raw, penalty=penalty, score=score,
             attempt=attempt, at=f"2026-11-30T09:{minute:02d}:00Z",
         )  # fmt: skip
 
@@ -50,13 +49,13 @@ def expected_json(s) -> list[dict]:
         quiz(0, s.ada, "ada", "q-single", "single_choice", "qkv", "B", 1.0, 1, 1),
         quiz(1, s.ada, "ada", "q-multi", "multiple_choice", "softmax", "a,c", 0.5, 1, 2),
         # the reviewed open answer carries the confirmed score
-        quiz(2, s.ada, "ada", "q-open", "open", "multi_head", ADA_OPEN, 0.75, 1, 3),
+        quiz(2, s.ada, "ada", "q-open", "open", "multi_head", s.ADA_OPEN, 0.75, 1, 3),
         drill(0, s.ada, "ada", "d-scores", "score_row", "scores", 11, 0.5, 0.0, 0.5, 1, 20),
         # second try: penalty min(1.0, 0.1 x 1) = 0.1, score 1.0 - 0.1 = 0.9
         drill(1, s.ada, "ada", "d-scores", "score_row", "scores", 11, 1.0, 0.1, 0.9, 2, 21),
         drill(2, s.ada, "ada", "d-softmax", "softmax_row", "softmax", 12, 1.0, 0.0, 1.0, 1, 22),
         quiz(3, s.bo, "bo", "q-single", "single_choice", "qkv", "A", 0.0, 1, 4),
-        quiz(4, s.bo, "bo", "q-open", "open", "multi_head", BO_OPEN, None, 1, 5),  # awaiting
+        quiz(4, s.bo, "bo", "q-open", "open", "multi_head", s.BO_OPEN, None, 1, 5),  # awaiting
         drill(3, s.bo, "bo", "d-scores", "score_row", "scores", 13, 0.25, 0.0, 0.25, 1, 23),
         quiz(5, s.cy, "cy", "q-single", "single_choice", "qkv", "A", 0.0, 1, 6),
         quiz(6, s.cy, "cy", "q-single", "single_choice", "qkv", "B", 1.0, 2, 7),
@@ -71,8 +70,8 @@ def as_csv_cells(row: dict) -> list[str]:
             return PARAMS_JSON
         if column == "cells":
             return CELLS_JSON
-        if column == "answer" and value == DRILL_ANSWER:
-            return "'" + value  # starts with "-": defused for spreadsheets
+        if column == "answer" and value.startswith("-"):  # the drills' "-inf, 0.5"
+            return "'" + value  # defused for spreadsheets
         return str(value)
 
     return [cell(column, row[column]) for column in EVENT_COLUMNS]
@@ -88,7 +87,7 @@ def test_csv_has_a_bom_the_columns_and_exact_rows(seeded, session, bank):
     assert data.startswith(UTF8_BOM + b"event,event_id,student_id,student_name,question_id,")
     text = data[len(UTF8_BOM) :].decode("utf-8")
     assert '"Heads, ""views""\nand more"' in text  # comma, quotes, line break
-    assert BO_OPEN in text  # Chinese, and U+2028 kept as it is inside the field
+    assert seeded.BO_OPEN in text  # Chinese, and U+2028 kept as it is inside the field
     rows = list(csv.reader(io.StringIO(text, newline="")))
     assert rows[0] == list(EVENT_COLUMNS)
     assert rows[1:] == [as_csv_cells(row) for row in expected_json(seeded)]
@@ -116,9 +115,7 @@ def test_write_events_writes_either_format(seeded, session, bank):
         assert out.getvalue() == b"".join(chunks(session, bank))
 
 
-def test_without_the_bank_or_for_a_removed_question_the_quiz_kind_is_empty(
-    seeder: Seeder, sessions
-):
+def test_without_the_bank_or_for_a_removed_question_the_quiz_kind_is_empty(seeder, sessions):
     ada = seeder.user("ada")
     seeder.choose(ada, "q-single", ["B"], 1.0, 1)
     with sessions() as session:

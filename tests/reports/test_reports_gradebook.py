@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 
-from conftest import ADA_OPEN, CY_DISPLAY, DEE_DISPLAY, Seeder
 from sqlalchemy import event
 
 from quizsvc.reports import (
@@ -41,8 +40,8 @@ def expected_rows(s) -> list[list[str]]:
         [str(s.ada), "ada", "Ada Lovelace", "1.0", "0.5", "0.75", "0.575", "0.625", "0.6875",
          "2026-11-30T09:22:00Z"],
         [str(s.bo), "bo", "王小明", "0.0", "", "", "0.125", "", "0.0", "2026-11-30T09:23:00Z"],
-        [str(s.cy), "cy", CY_DISPLAY, "1.0", "", "", "", "", "0.25", "2026-11-30T09:07:00Z"],
-        [str(s.dee), "dee", DEE_DISPLAY, "", "", "", "", "", "0.0", ""],
+        [str(s.cy), "cy", s.CY_DISPLAY, "1.0", "", "", "", "", "0.25", "2026-11-30T09:07:00Z"],
+        [str(s.dee), "dee", s.DEE_DISPLAY, "", "", "", "", "", "0.0", ""],
     ]  # fmt: skip
 
 
@@ -86,7 +85,7 @@ def test_the_csv_is_utf8_with_a_bom_and_escapes_commas_quotes_and_line_breaks(
     rows = read_csv(data)
     assert rows[0] == HEADER
     expected = expected_rows(seeded)
-    expected[3][2] = "'" + DEE_DISPLAY  # a formula-looking cell is defused
+    expected[3][2] = "'" + seeded.DEE_DISPLAY  # a formula-looking cell is defused
     assert rows[1:] == expected
 
 
@@ -104,11 +103,11 @@ def test_an_empty_database_gives_the_header_only(sessions, bank):
 
 
 def test_an_open_answer_awaiting_review_is_empty_and_a_later_one_replaces_a_score(
-    seeder: Seeder, sessions, bank
+    seeder, sessions, bank
 ):
     ada = seeder.user("ada")
     grace = seeder.user("grace", role="instructor")
-    first = seeder.write(ada, "q-open", ADA_OPEN, 0.9, 1)
+    first = seeder.write(ada, "q-open", "heads see different subspaces", 0.9, 1)
     seeder.review(first, grace, 1.0, "", 2)
     with sessions() as session:
         (row,) = iter_gradebook(session, bank)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import Seeder
 
 from quizsvc.reports import ItemStats, format_item_table, item_statistics, pearson
 
@@ -70,7 +69,7 @@ def test_the_seeded_class_by_hand(seeded, session, bank):
     assert untouched.mean_score is untouched.facility is untouched.discrimination is None
 
 
-def test_four_students_by_hand(seeder: Seeder, sessions, bank):
+def test_four_students_by_hand(seeder, sessions, bank):
     """Items q-single, q-multi (2 points) and d-scores; scores
 
     =====  ========  =======  ========
@@ -108,9 +107,7 @@ def test_four_students_by_hand(seeder: Seeder, sessions, bank):
     assert stats["d-scores"].facility == pytest.approx(62.5)
 
 
-def test_no_variance_or_fewer_than_two_students_gives_no_discrimination(
-    seeder: Seeder, sessions, bank
-):
+def test_no_variance_or_fewer_than_two_students_gives_no_discrimination(seeder, sessions, bank):
     for name in ("s1", "s2", "s3"):
         seeder.choose(seeder.user(name), "q-single", ["B"], 1.0, 1)
     with sessions() as session:

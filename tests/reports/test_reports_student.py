@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from conftest import ADA_OPEN, REVIEW_COMMENT
 
 from quizsvc.reports import student_report
 from quizsvc.store import NotFound
@@ -40,11 +39,11 @@ def test_ada(seeded, session, bank):
     assert answers["q-multi"].answer.choices == ["a", "c"] and answers["q-multi"].score == 0.5
     opened = answers["q-open"]
     assert (opened.answer.text, opened.score, opened.answer.suggested_score) == (
-        ADA_OPEN,
+        seeded.ADA_OPEN,
         0.75,
         0.6,
     )
-    assert (opened.review_comment, opened.awaiting_review) == (REVIEW_COMMENT, False)
+    assert (opened.review_comment, opened.awaiting_review) == (seeded.REVIEW_COMMENT, False)
     assert opened.chapter_id == "ch" and opened.question.points == 1.0
     assert report.chapter_total == 0.6875
     # newest first, at most history_limit
