@@ -92,6 +92,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "mastery": {"zh": "掌握度", "en": "Mastery"},
     "last_activity": {"zh": "最近活动", "en": "Last activity"},
     "recent_history": {"zh": "最近记录", "en": "Recent history"},
+    "awaiting_review_short": {"zh": "待评阅", "en": "awaiting review"},
     "no_progress": {"zh": "还没有记录。先做一道练习吧。", "en": "Nothing yet. Try a drill."},
     "error_title": {"zh": "出错了", "en": "Something went wrong"},
     "back_home": {"zh": "返回首页", "en": "Back to the start page"},
@@ -267,7 +268,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "instructor_skills_practised": {"zh": "练习过的技能", "en": "Skills practised"},
     "instructor_no_student": {"zh": "没有编号为 {id} 的学生。", "en": "There is no student {id}."},
     "instructor_no_progress": {"zh": "还没有记录。", "en": "Nothing recorded yet."},
-    "instructor_waiting_review": {"zh": "待评阅", "en": "awaiting review"},
     "instructor_reports_help": {
         "zh": "下载的文件只包含学生的作答记录，边生成边下载。CSV 为带 BOM 的 UTF-8，"
         "可直接用电子表格打开。",

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
+from werkzeug.security import generate_password_hash
 
 from quizsvc import store
-from quizsvc.store import migrate
+from quizsvc.store import migrate, users
 from quizsvc.web import create_app
 
 PASSWORD = "correct horse battery"
 USERS = {"alice": "student", "bob": "student", "ines": "instructor"}
+
+
+@pytest.fixture(autouse=True)
+def cheap_password_hashes(monkeypatch):
+    """Each test creates three users: hash their passwords with a cheap PBKDF2 instead of
+    scrypt (as Django's test settings do), which halves the web tests' time. Checking a
+    password still runs the real code on the stored hash."""
+    fast = functools.partial(generate_password_hash, method="pbkdf2:sha256:1000")
+    monkeypatch.setattr(users, "generate_password_hash", fast)
+    monkeypatch.setattr(users, "_DUMMY_HASH", users._DUMMY_HASH)  # restored afterwards
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import io
 import json
 import re
 
-from sqlalchemy import select
+from web_helpers import user_id
 
 from quizsvc import practice, store
 from quizsvc.reports import EVENT_COLUMNS
@@ -15,11 +15,6 @@ from quizsvc.reports import EVENT_COLUMNS
 CHAPTER_URL = "/chapters/transformer-by-hand"
 BOM = b"\xef\xbb\xbf"
 REVIEW_COMMENT = "Say why each head has its own W_q."
-
-
-def user_id(sessions, name: str) -> int:
-    with sessions() as session:
-        return session.scalar(select(store.User.id).where(store.User.name == name))
 
 
 def alice_works(app, browser_for, sessions) -> None:

@@ -5,20 +5,14 @@ m <- 0.5 * m + 0.5 * score starting at 0)."""
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
-from werkzeug.security import generate_password_hash
+from web_helpers import count, reading, user_id
 
 from quizsvc import practice, store
-from quizsvc.store import users
 from quizsvc.web.render import format_number
 
 CHAPTER = "transformer-by-hand"
@@ -27,34 +21,7 @@ QKV = "qkv-origin"  # single choice, correct: B, tags [qkv]
 TEACHER_FORCING = "teacher-forcing-vs-autoregressive"  # open, rubric weights .3 .25 .3 .15
 
 
-@pytest.fixture(autouse=True)
-def cheap_password_hashes(monkeypatch):
-    """conftest.py creates three users per test: hash them with a cheap PBKDF2 instead of
-    scrypt (as Django's test settings do), which halves these tests' time. Checking a
-    password still runs the real code on the stored hash."""
-    fast = functools.partial(generate_password_hash, method="pbkdf2:sha256:1000")
-    monkeypatch.setattr(users, "generate_password_hash", fast)
-    monkeypatch.setattr(users, "_DUMMY_HASH", users._DUMMY_HASH)  # restored afterwards
-
-
 # --- helpers ---------------------------------------------------------------------------
-
-
-@contextmanager
-def reading(sessions) -> Iterator[Session]:
-    with sessions() as session:
-        store.begin_read_only(session)
-        yield session
-
-
-def user_id(sessions, name: str) -> int:
-    with reading(sessions) as session:
-        return session.scalar(select(store.User.id).where(store.User.name == name))
-
-
-def count(sessions, model) -> int:
-    with reading(sessions) as session:
-        return session.scalar(select(func.count()).select_from(model))
 
 
 def drill_state(sessions, name: str, variant_id: int) -> practice.DrillState:

@@ -7,22 +7,16 @@ The JSON API (/api/...) has its own tests (tests/web/test_web_api*.py).
 
 from __future__ import annotations
 
-import functools
 import html
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from web_helpers import count, reading, user_id
 from werkzeug.routing import IntegerConverter
-from werkzeug.security import generate_password_hash
 
 from quizsvc import practice, store
 from quizsvc.bank import DrillQuestion, OpenQuestion, SingleChoiceQuestion, public_question
-from quizsvc.store import users
 from quizsvc.web import create_app
 from quizsvc.web.i18n import MESSAGES
 from quizsvc.web.render import format_number
@@ -32,35 +26,7 @@ CHAPTER_URL = f"/chapters/{CHAPTER}"
 PASSWORD = "correct horse battery"  # the users' password in tests/web/conftest.py
 
 
-@pytest.fixture(autouse=True)
-def cheap_password_hashes(monkeypatch):
-    """conftest.py creates three users per test: hash them with a cheap PBKDF2 instead of
-    scrypt (as Django's test settings do), which halves these tests' time. Checking a
-    password still runs the real code on the stored hash."""
-    fast = functools.partial(generate_password_hash, method="pbkdf2:sha256:1000")
-    monkeypatch.setattr(users, "generate_password_hash", fast)
-    monkeypatch.setattr(users, "_DUMMY_HASH", users._DUMMY_HASH)  # restored afterwards
-
-
 # --- helpers ---------------------------------------------------------------------------
-
-
-@contextmanager
-def reading(sessions) -> Iterator[Session]:
-    """A read-only session (no write lock taken), closed at the end."""
-    with sessions() as session:
-        store.begin_read_only(session)
-        yield session
-
-
-def user_id(sessions, name: str) -> int:
-    with reading(sessions) as session:
-        return session.scalar(select(store.User.id).where(store.User.name == name))
-
-
-def count(sessions, model) -> int:
-    with reading(sessions) as session:
-        return session.scalar(select(func.count()).select_from(model))
 
 
 def row_counts(sessions) -> dict[str, int]:
