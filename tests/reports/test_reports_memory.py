@@ -151,3 +151,25 @@ def test_the_event_export_peak_memory_does_not_grow_with_rows(sessions, export):
     assert large_peak < MAX_PEAK
     # written as it goes: many chunks of about CHUNK_SIZE, not one file-sized string
     assert large.chunks > 5 and large.biggest < 2 * CHUNK_SIZE
+
+
+LARGE_TABLE = 50_000
+LARGE_TABLE_PEAK = 20_000_000  # an export that kept its rows would need ~80 MB here
+
+
+def test_a_large_table_exports_within_a_fixed_memory_bound(sessions):
+    """50 000 submissions, the default batch size, one bound that does not depend on rows."""
+    with sessions() as session:
+        seed_base(session)
+        add_submissions(session, 0, LARGE_TABLE)
+    counter = Counter()
+    with sessions() as session:
+        begin_read_only(session)
+        tracemalloc.start()
+        try:
+            counter.take(events_jsonl_chunks(session))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert counter.lines == LARGE_TABLE + QUIZ_ANSWERS
+    assert peak < LARGE_TABLE_PEAK, peak
