@@ -143,78 +143,33 @@ class Event:
 
 
 def _drill_events(session: Session, yield_per: int) -> Iterator[Event]:
-    query = queries.drill_events_query()
+    query = queries.drill_events_query()  # selects Event's fields after `event`, in order
     for row in queries.stream_rows(session, query, yield_per=yield_per):
-        (
-            event_id,
-            student_id,
-            student_name,
-            question_id,
-            kind,
-            skill,
-            seed,
-            params,
-            answer_text,
-            cells,
-            raw_score,
-            penalty,
-            score,
-            attempt,
-            at,
-        ) = row
-        yield Event(
-            "drill",
-            event_id,
-            student_id,
-            student_name,
-            question_id,
-            kind,
-            skill,
-            seed,
-            params,
-            answer_text,
-            cells,
-            raw_score,
-            penalty,
-            score,
-            attempt,
-            at,
-        )
+        yield Event("drill", *row)
 
 
 def _quiz_events(session: Session, bank: Bank | None, yield_per: int) -> Iterator[Event]:
     query = queries.quiz_events_query()
     for row in queries.stream_rows(session, query, yield_per=yield_per):
-        (
-            event_id,
-            student_id,
-            student_name,
-            question_id,
-            skill,
-            choices,
-            text,
-            score,
-            attempt,
-            at,
-        ) = row
+        event_id, student, name, question_id, skill, choices, text, score, attempt, at = row
         question = bank.questions.get(question_id) if bank is not None else None
         yield Event(
             "quiz",
             event_id,
-            student_id,
-            student_name,
+            student,
+            name,
             question_id,
-            question.type if question is not None else None,
-            skill,
-            None,
-            None,
-            text if text is not None else CHOICE_SEPARATOR.join(choices or ()),
-            None,
-            None,
-            None,
-            score,
-            attempt,
-            at,
+            kind=question.type if question is not None else None,
+            skill=skill,
+            seed=None,
+            params=None,
+            answer=text if text is not None else CHOICE_SEPARATOR.join(choices or ()),
+            cells=None,
+            raw_score=None,
+            penalty=None,
+            score=score,
+            attempt=attempt,
+            at=at,
         )
 
 

@@ -140,7 +140,9 @@ def last_activity(session: Session, learner_id: int | None = None) -> dict[int, 
 
 
 def drill_events_query() -> Select[Any]:
-    """Every student's submission with its variant and login name, by (learner, time, id)."""
+    """Every student's submission with its variant and login name, by (learner, time, id).
+
+    The columns are `quizsvc.reports.events.Event`'s fields after `event`, in order."""
     return (
         select(
             Submission.id,
