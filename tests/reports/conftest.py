@@ -21,7 +21,6 @@ grace    (instructor) q-single [B] 1.0 (+8); d-scores: seed 14, raw 1.0 (+24)
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -30,25 +29,20 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from quizsvc.bank import Bank, load_bank
 from quizsvc.drills import drill_param_models
 from quizsvc.store import (
-    Base,
     create_user,
     hash_password,
     issue_variant,
-    make_engine,
-    make_session_factory,
     record_quiz_answer,
     record_review,
     record_submission,
 )
 from quizsvc.store import users as store_users
 
-BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 PASSWORD = "correct horse"
 
@@ -143,36 +137,9 @@ def bank(content_dir: Path) -> Bank:
     return load_bank(content_dir, drill_param_models())
 
 
-def empty_postgresql_url() -> str:
-    """TEST_DATABASE_URL with its public schema dropped and recreated."""
-    url = os.environ["TEST_DATABASE_URL"]
-    engine = make_engine(url)
-    with engine.begin() as connection:
-        connection.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
-        connection.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
-    return url
-
-
-@pytest.fixture(params=BACKENDS)
-def empty_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A database with no tables at all."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'instance' / 'reports.sqlite3'}"
-    return empty_postgresql_url()
-
-
 @pytest.fixture
-def engine(empty_db_url: str) -> Iterator[Engine]:
-    engine = make_engine(empty_db_url)
-    Base.metadata.create_all(engine)
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture
-def sessions(engine: Engine) -> sessionmaker[Session]:
-    return make_session_factory(engine)
+def sessions(session_factory: sessionmaker[Session]) -> sessionmaker[Session]:
+    return session_factory
 
 
 @cache

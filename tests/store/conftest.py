@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from quizsvc.store import (
@@ -20,40 +19,10 @@ from quizsvc.store import (
     hash_password,
     issue_variant,
     make_engine,
-    make_session_factory,
 )
 
-BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
 PASSWORD = "correct horse"
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-
-
-def empty_postgresql_url() -> str:
-    """TEST_DATABASE_URL with its public schema dropped and recreated."""
-    url = os.environ["TEST_DATABASE_URL"]
-    engine = make_engine(url)
-    with engine.begin() as connection:
-        connection.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
-        connection.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
-    return url
-
-
-@pytest.fixture(params=BACKENDS)
-def empty_db_url(request: pytest.FixtureRequest, tmp_path) -> str:
-    """A database with no tables at all."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'instance' / 'store.sqlite3'}"
-    return empty_postgresql_url()
-
-
-@pytest.fixture
-def engine(empty_db_url: str) -> Iterator[Engine]:
-    """An engine on a database holding exactly the models' schema, and nothing in it."""
-    engine = make_engine(empty_db_url)
-    Base.metadata.create_all(engine)
-    yield engine
-    engine.dispose()
 
 
 @pytest.fixture
@@ -63,11 +32,6 @@ def sqlite_engine(tmp_path) -> Iterator[Engine]:
     Base.metadata.create_all(engine)
     yield engine
     engine.dispose()
-
-
-@pytest.fixture
-def session_factory(engine: Engine) -> sessionmaker[Session]:
-    return make_session_factory(engine)
 
 
 @pytest.fixture
