@@ -244,6 +244,7 @@ def _rounded_chain(ex: WorkedExample) -> dict[str, Array]:
 
 @dataclass(frozen=True)
 class Erratum:
+    quantity: str  # the key in PRINTED
     section: str
     label: str
     index: tuple[int, ...]
@@ -265,6 +266,7 @@ def errata() -> list[Erratum]:
             if min(abs(value - true[name][index]), abs(value - chained[name][index])) > half_unit:
                 found.append(
                     Erratum(
+                        name,
                         printed.section,
                         printed.label,
                         index,

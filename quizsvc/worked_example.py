@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,46 +33,66 @@ def _pad_left(text: str, width: int) -> str:
     return " " * (width - _display_width(text)) + text
 
 
-def worked_example_text() -> str:
+@dataclass(frozen=True)
+class Section:
+    title: str
+    matrix: np.ndarray
+    row_labels: list[str]
+    col_labels: list[str]
+    quantities: tuple[str, ...] = ()  # keys of engine.chapter.PRINTED shown in this matrix
+    is_weights: bool = False
+
+
+def worked_example_sections() -> list[Section]:
+    """The chapter's sections 1-4 and 7.1 in order, each matrix recomputed by the engine."""
     ex = worked_example()
     tokens = [VOCAB[i] for i in INPUT_IDS]
     dims = [f"d={i}" for i in range(ex.x.shape[1])]
-    sections = [
-        ("1. Embedding lookup: X (rows of E)", ex.x, tokens, dims),
-        ("2. Positional encoding PE", ex.pe, tokens, dims),
-        ("2. X' = X + PE", ex.x_prime, tokens, dims),
-        ("3.2 Q = X' W_q", ex.q, tokens, dims),
-        ("3.3 K = X' W_k", ex.k, tokens, dims),
-        ("3.4 V = X' W_v", ex.v, tokens, dims),
-        ("4.1 Q Kᵀ", ex.raw_scores, tokens, tokens),
-        ("4.2 Q Kᵀ / √d_k", ex.scores, tokens, tokens),
-        (
+    decoder = list(DECODER_TOKENS)
+    return [
+        Section("1. Embedding lookup: X (rows of E)", ex.x, tokens, dims),
+        Section("2. Positional encoding PE", ex.pe, tokens, dims, ("pe",)),
+        Section("2. X' = X + PE", ex.x_prime, tokens, dims, ("x_prime",)),
+        Section("3.2 Q = X' W_q", ex.q, tokens, dims, ("q",)),
+        Section("3.3 K = X' W_k", ex.k, tokens, dims, ("k",)),
+        Section("3.4 V = X' W_v", ex.v, tokens, dims, ("v",)),
+        Section("4.1 Q Kᵀ", ex.raw_scores, tokens, tokens, ("raw_scores",)),
+        Section("4.2 Q Kᵀ / √d_k", ex.scores, tokens, tokens, ("scores",)),
+        Section(
             "4.3 e^score (row sums on the right)",
             np.c_[ex.exp_scores, ex.exp_sums],
             tokens,
             [*tokens, "Σ"],
+            ("exp_scores", "exp_sums"),
         ),
-        ("4.3 Attention weights A = softmax(row)", ex.weights, tokens, tokens),
-        ("4.4 Output = A V", ex.output, tokens, dims),
-        (
-            "7.1 Decoder weights before masking (given)",
-            UNMASKED_WEIGHTS,
-            list(DECODER_TOKENS),
-            list(DECODER_TOKENS),
+        Section(
+            "4.3 Attention weights A = softmax(row)",
+            ex.weights,
+            tokens,
+            tokens,
+            ("weights",),
+            is_weights=True,
         ),
-        (
+        Section("4.4 Output = A V", ex.output, tokens, dims, ("weighted_values_row0", "output")),
+        Section("7.1 Decoder weights before masking (given)", UNMASKED_WEIGHTS, decoder, decoder),
+        Section(
             "7.1 After masking (future scores set to -inf, then softmax)",
             ex.masked_weights,
-            list(DECODER_TOKENS),
-            list(DECODER_TOKENS),
+            decoder,
+            decoder,
+            ("masked_weights",),
+            is_weights=True,
         ),
     ]
+
+
+def worked_example_text() -> str:
     parts = ["Transformer by hand: the chapter's worked example, computed by the engine", ""]
-    for title, matrix, rows, cols in sections:
-        parts += [title, format_matrix(matrix, rows, cols), ""]
+    for section in worked_example_sections():
+        parts += [
+            section.title,
+            format_matrix(section.matrix, section.row_labels, section.col_labels),
+            "",
+        ]
     parts.append("Numbers that differ from the chapter's printed ones: docs/errata.md")
     return "\n".join(parts)
-
-
-def print_worked_example() -> None:
-    print(worked_example_text())

@@ -15,6 +15,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     "app_name": {"zh": "手算 Transformer", "en": "Transformer by hand"},
     "nav_chapter": {"zh": "章节测试", "en": "Chapter quiz"},
     "nav_drills": {"zh": "计算练习", "en": "Drills"},
+    "nav_worked_example": {"zh": "例题全程", "en": "Worked example"},
+    "worked_example_intro": {
+        "zh": "本章例子（“我 爱 你”，d_model = 4，单头）由引擎重新计算的每一步。"
+        "本章印出的数字中与真实值不符的，列在对应矩阵下方。",
+        "en": 'Every step of the chapter\'s example ("我 爱 你", d_model = 4, one head), '
+        "recomputed by the engine. Where a number printed in the chapter is wrong, it is "
+        "listed under its matrix.",
+    },
+    "chapter_misprint": {
+        "zh": "{label} [{index}]：本章印为 {printed}，真实值 {true}",
+        "en": "{label} [{index}]: the chapter prints {printed}, the true value is {true}",
+    },
     "nav_progress": {"zh": "学习进度", "en": "Progress"},
     "nav_logout": {"zh": "退出", "en": "Log out"},
     "switch_language": {"zh": "English", "en": "中文"},

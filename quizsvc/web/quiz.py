@@ -7,11 +7,15 @@ import uuid
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
+from engine.chapter import errata
 from quizsvc import practice, store
 from quizsvc.bank import DrillQuestion, public_question, solution_view
+from quizsvc.drills import Tensor
 from quizsvc.grading import AnswerRejected
 from quizsvc.web.context import bank, db
 from quizsvc.web.i18n import negotiated_language
+from quizsvc.web.render import heatmap_svg, matrix_table
+from quizsvc.worked_example import worked_example_sections
 
 bp = Blueprint("quiz", __name__)
 
@@ -46,6 +50,27 @@ def render_chapter(chapter_id: str, errors: dict[str, str] | None = None, status
         errors=errors or {},
         lang=lang,
     ), status
+
+
+@bp.get("/worked-example")
+@login_required
+def worked_example():
+    """The chapter's worked example recomputed by the engine, with the chapter's misprints."""
+    by_quantity: dict[str, list] = {}
+    for erratum in errata():
+        by_quantity.setdefault(erratum.quantity, []).append(erratum)
+    sections = []
+    for section in worked_example_sections():
+        tensor = Tensor(section.title, section.matrix, section.row_labels, section.col_labels)
+        sections.append(
+            {
+                "title": section.title,
+                "table": matrix_table(tensor),
+                "heatmap": heatmap_svg(tensor) if section.is_weights else None,
+                "errata": [e for q in section.quantities for e in by_quantity.get(q, [])],
+            }
+        )
+    return render_template("worked_example.html", sections=sections)
 
 
 @bp.get("/chapters/<chapter_id>")
