@@ -36,6 +36,7 @@ def _pad_left(text: str, width: int) -> str:
 @dataclass(frozen=True)
 class Section:
     title: str
+    symbol: str  # the matrix's name in the chapter's notation
     matrix: np.ndarray
     row_labels: list[str]
     col_labels: list[str]
@@ -50,16 +51,17 @@ def worked_example_sections() -> list[Section]:
     dims = [f"d={i}" for i in range(ex.x.shape[1])]
     decoder = list(DECODER_TOKENS)
     return [
-        Section("1. Embedding lookup: X (rows of E)", ex.x, tokens, dims),
-        Section("2. Positional encoding PE", ex.pe, tokens, dims, ("pe",)),
-        Section("2. X' = X + PE", ex.x_prime, tokens, dims, ("x_prime",)),
-        Section("3.2 Q = X' W_q", ex.q, tokens, dims, ("q",)),
-        Section("3.3 K = X' W_k", ex.k, tokens, dims, ("k",)),
-        Section("3.4 V = X' W_v", ex.v, tokens, dims, ("v",)),
-        Section("4.1 Q Kᵀ", ex.raw_scores, tokens, tokens, ("raw_scores",)),
-        Section("4.2 Q Kᵀ / √d_k", ex.scores, tokens, tokens, ("scores",)),
+        Section("1. Embedding lookup: X (rows of E)", "X", ex.x, tokens, dims),
+        Section("2. Positional encoding PE", "PE", ex.pe, tokens, dims, ("pe",)),
+        Section("2. X' = X + PE", "X'", ex.x_prime, tokens, dims, ("x_prime",)),
+        Section("3.2 Q = X' W_q", "Q", ex.q, tokens, dims, ("q",)),
+        Section("3.3 K = X' W_k", "K", ex.k, tokens, dims, ("k",)),
+        Section("3.4 V = X' W_v", "V", ex.v, tokens, dims, ("v",)),
+        Section("4.1 Q Kᵀ", "Q Kᵀ", ex.raw_scores, tokens, tokens, ("raw_scores",)),
+        Section("4.2 Q Kᵀ / √d_k", "scores", ex.scores, tokens, tokens, ("scores",)),
         Section(
             "4.3 e^score (row sums on the right)",
+            "e^score",
             np.c_[ex.exp_scores, ex.exp_sums],
             tokens,
             [*tokens, "Σ"],
@@ -67,16 +69,31 @@ def worked_example_sections() -> list[Section]:
         ),
         Section(
             "4.3 Attention weights A = softmax(row)",
+            "A",
             ex.weights,
             tokens,
             tokens,
             ("weights",),
             is_weights=True,
         ),
-        Section("4.4 Output = A V", ex.output, tokens, dims, ("weighted_values_row0", "output")),
-        Section("7.1 Decoder weights before masking (given)", UNMASKED_WEIGHTS, decoder, decoder),
+        Section(
+            "4.4 Output = A V",
+            "Output",
+            ex.output,
+            tokens,
+            dims,
+            ("weighted_values_row0", "output"),
+        ),
+        Section(
+            "7.1 Decoder weights before masking (given)",
+            "A (unmasked)",
+            UNMASKED_WEIGHTS,
+            decoder,
+            decoder,
+        ),
         Section(
             "7.1 After masking (future scores set to -inf, then softmax)",
+            "A (masked)",
             ex.masked_weights,
             decoder,
             decoder,

@@ -61,7 +61,7 @@ def worked_example():
         by_quantity.setdefault(erratum.quantity, []).append(erratum)
     sections = []
     for section in worked_example_sections():
-        tensor = Tensor(section.title, section.matrix, section.row_labels, section.col_labels)
+        tensor = Tensor(section.symbol, section.matrix, section.row_labels, section.col_labels)
         sections.append(
             {
                 "title": section.title,
