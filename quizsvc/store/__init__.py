@@ -43,7 +43,7 @@ from quizsvc.store.progress import (
     progress_for,
     recent_history,
 )
-from quizsvc.store.queries import AnsweredQuestion, latest_quiz_answers, variant_submissions
+from quizsvc.store.queries import AnsweredQuestion, latest_quiz_answers
 from quizsvc.store.records import (
     MAX_IDEMPOTENCY_KEY_LENGTH,
     IssuedVariant,
@@ -57,6 +57,7 @@ from quizsvc.store.records import (
     record_quiz_answer,
     record_review,
     record_submission,
+    variant_submissions,
 )
 from quizsvc.store.users import (
     MIN_PASSWORD_LENGTH,

@@ -1,4 +1,4 @@
-"""Reads the pages need: a variant's submissions and a learner's latest quiz answers."""
+"""Reads the pages need: a learner's latest quiz answers, with their reviews."""
 
 from __future__ import annotations
 
@@ -8,19 +8,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from quizsvc.store.models import DrillVariant, OpenAnswerReview, QuizAnswer, Submission
-from quizsvc.store.records import SubmissionResult, _submission_result
-
-
-def variant_submissions(session: Session, variant_id: int) -> list[SubmissionResult]:
-    """The variant's submissions, first attempt first (one query)."""
-    rows = session.execute(
-        select(Submission, DrillVariant)
-        .join(DrillVariant, DrillVariant.id == Submission.variant_id)
-        .where(Submission.variant_id == variant_id)
-        .order_by(Submission.attempt)
-    ).all()
-    return [_submission_result(sub, variant, replayed=False) for sub, variant in rows]
+from quizsvc.store.models import OpenAnswerReview, QuizAnswer
 
 
 @dataclass(frozen=True)

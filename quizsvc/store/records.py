@@ -236,6 +236,17 @@ def load_variant(
 # --- submissions -----------------------------------------------------------------------
 
 
+def variant_submissions(session: Session, variant_id: int) -> list[SubmissionResult]:
+    """The variant's submissions, first attempt first (one query)."""
+    rows = session.execute(
+        select(Submission, DrillVariant)
+        .join(DrillVariant, DrillVariant.id == Submission.variant_id)
+        .where(Submission.variant_id == variant_id)
+        .order_by(Submission.attempt)
+    ).all()
+    return [_submission_result(sub, variant, replayed=False) for sub, variant in rows]
+
+
 def record_submission(
     session: Session,
     *,
