@@ -3,9 +3,10 @@
     .venv/bin/python benchmarks/engine.py [--quick]
 
 Prints: the teacher-forcing forward pass (batch 8, source and target length 64, float32) in
-GFLOP/s and as a share of a raw numpy matmul doing the same number of FLOPs; greedy decoding of
-128 tokens with and without the KV cache, their ratio, and the cached per-token cost at 16, 32,
-64 and 128 tokens.
+GFLOP/s and as a share of a raw numpy matmul doing the same number of FLOPs; the same share for
+the forward's matrix products alone (its own shapes and weights, nothing between them), which
+bounds what any rewrite of the rest could reach; greedy decoding of 128 tokens with and without
+the KV cache, their ratio, and the cached per-token cost at 16, 32, 64 and 128 tokens.
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
 
 import numpy as np  # noqa: E402
 
-from engine import TransformerConfig, forward, greedy_decode, init_params  # noqa: E402
+from engine import (  # noqa: E402
+    TransformerConfig,
+    TransformerParams,
+    forward,
+    greedy_decode,
+    init_params,
+    split_heads,
+)
 
 
 def best_time(fn, repeats: int) -> float:
@@ -52,6 +60,50 @@ def forward_flops(config: TransformerConfig, b: int, n: int, t: int) -> float:
     )
 
 
+def matrix_products_only(
+    params: TransformerParams, config: TransformerConfig, b: int, n: int, t: int
+):
+    """The forward's matmuls in its order, on its weights, with nothing in between.
+
+    The inputs are random: only shapes matter for the time. Returns a function to time.
+    """
+    rng = np.random.default_rng(2)
+    dtype, d, h = config.np_dtype, config.d_model, config.n_heads
+
+    def rows(count: int, width: int = d):
+        return rng.standard_normal((count, width)).astype(dtype)
+
+    def heads(length: int):  # laid out as the forward's split_heads leaves them
+        return split_heads(rows(b * length).reshape(b, length, d), h)
+
+    x_src, x_tgt, hidden = rows(b * n), rows(b * t), rows(b * max(n, t), config.d_ff)
+    q_src, q_tgt = heads(n), heads(t)
+
+    def attention_products(x_q, x_kv, p, q, k):
+        x_q @ p.w_q
+        x_kv @ p.w_k
+        x_kv @ p.w_v
+        scores = q @ k.swapaxes(-1, -2)
+        scores @ k  # weights @ values
+        x_q @ p.w_o
+
+    def feed_forward_products(x, p):
+        x @ p.w_1
+        hidden[: x.shape[0]] @ p.w_2
+
+    def run():
+        for layer in params.encoder_layers:
+            attention_products(x_src, x_src, layer.self_attn, q_src, q_src)
+            feed_forward_products(x_src, layer.ffn)
+        for layer in params.decoder_layers:
+            attention_products(x_tgt, x_tgt, layer.self_attn, q_tgt, q_tgt)
+            attention_products(x_tgt, x_src, layer.cross_attn, q_tgt, q_src)
+            feed_forward_products(x_tgt, layer.ffn)
+        x_tgt @ params.w_out
+
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats (for a smoke run)")
@@ -80,12 +132,19 @@ def main() -> None:
     raw_s = best_time(raw_matmul, repeats)
     raw_gflops = reps * 2 * x.shape[0] * x.shape[1] * w.shape[1] / raw_s / 1e9
     engine_gflops = flops / engine_s / 1e9
+    products_s = best_time(matrix_products_only(params, config, b, n, t), repeats)
+    products_gflops = flops / products_s / 1e9
     print(f"config: d_model {config.d_model}, heads {config.n_heads}, d_ff {config.d_ff}, ")
     print(f"        N {config.n_encoder_layers}+{config.n_decoder_layers}, vocab {vocab}, float32")
     print(f"teacher forcing forward, batch {b}, source {n}, target {t}:")
     print(f"  {flops / 1e9:.1f} GFLOP in {engine_s * 1e3:.1f} ms = {engine_gflops:.1f} GFLOP/s")
     print(f"  raw numpy matmul, same FLOPs: {raw_gflops:.1f} GFLOP/s")
     print(f"  engine / raw matmul throughput: {engine_gflops / raw_gflops:.0%}")
+    print(
+        f"  its matrix products alone: {products_s * 1e3:.1f} ms = {products_gflops:.1f} GFLOP/s,"
+        f" {products_gflops / raw_gflops:.0%} of raw; the rest of the pass:"
+        f" {(engine_s - products_s) * 1e3:.1f} ms"
+    )
 
     src_decode = src
     print(f"greedy decoding, batch {b}, source {n}:")
