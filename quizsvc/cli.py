@@ -188,7 +188,7 @@ def db_upgrade(revision: str) -> None:
 
 @main.group()
 def user() -> None:
-    """Create and list users (students and instructors), issue API tokens."""
+    """Create and list users (students and instructors), set passwords, issue API tokens."""
 
 
 def _password_from_env_or_prompt() -> str:
@@ -273,6 +273,38 @@ def user_create(name: str, role: str, display_name: str | None) -> None:
     click.echo(
         f"created {created.role} {created.name!r} (id {created.id}) in {display_url(engine.url)}"
     )
+
+
+@user.command("password")
+@click.argument("name")
+def user_password(name: str) -> None:
+    """Give user NAME a new password, from $QUIZSVC_PASSWORD or a hidden prompt.
+
+    Every browser session NAME has open ends (their API token stays valid).
+    """
+    from quizsvc.store import begin_read_only, make_session_factory, set_password
+    from quizsvc.store.migrate import require_up_to_date
+    from quizsvc.store.users import user_exists
+
+    try:
+        engine = require_up_to_date()
+    except _database_errors() as exc:
+        _fail(str(exc).splitlines()[0])
+    sessions = make_session_factory(engine)
+    try:
+        with sessions() as session:
+            begin_read_only(session)
+            known = user_exists(session, name)
+        if not known:
+            _fail(f"no user named {name!r}")
+        password = _password_from_env_or_prompt()
+        with sessions() as session:
+            set_password(session, name, password)
+    except _database_errors() as exc:
+        _fail(str(exc).splitlines()[0])
+    finally:
+        engine.dispose()
+    click.echo(f"{name!r} has a new password; their browser sessions are signed out")
 
 
 @user.command("list")

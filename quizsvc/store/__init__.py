@@ -23,6 +23,7 @@ from quizsvc.store.errors import (
     NotFound,
     NotYourVariant,
     StoreError,
+    WrongPassword,
 )
 from quizsvc.store.models import (
     ROLES,
@@ -62,6 +63,7 @@ from quizsvc.store.records import (
 from quizsvc.store.users import (
     MIN_PASSWORD_LENGTH,
     authenticate,
+    change_password,
     create_user,
     hash_password,
     issue_api_token,
@@ -104,9 +106,11 @@ __all__ = [
     "Submission",
     "SubmissionResult",
     "User",
+    "WrongPassword",
     "answers_awaiting_review",
     "authenticate",
     "begin_read_only",
+    "change_password",
     "create_user",
     "database_url",
     "display_url",

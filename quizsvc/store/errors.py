@@ -37,3 +37,7 @@ class DuplicateUser(InvalidUser):
 
 class InvalidPassword(StoreError):
     """A password that is empty or too short."""
+
+
+class WrongPassword(InvalidPassword):
+    """A password that is not the user's own (when they change it)."""

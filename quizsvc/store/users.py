@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from quizsvc.store.errors import DuplicateUser, InvalidPassword, InvalidUser
+from quizsvc.store.errors import DuplicateUser, InvalidPassword, InvalidUser, WrongPassword
 from quizsvc.store.models import ROLES, User
 from quizsvc.store.transactions import write_transaction
 
@@ -146,9 +146,22 @@ def user_by_api_token(session: Session, token: str) -> User | None:
 
 
 def set_password(session: Session, name: str, password: str) -> None:
+    """A new password for ``name``, set by an administrator (no old password needed)."""
     validate_password(password)
     with write_transaction(session):
         user = session.scalar(select(User).where(User.name == name))
         if user is None:
             raise InvalidUser(f"no user named {name!r}")
         user.password_hash = hash_password(password)
+
+
+def change_password(session: Session, user_id: int, current: str, new: str) -> User:
+    """The user's own change: ``current`` must be their password. Returns the user."""
+    with write_transaction(session):
+        user = session.get(User, user_id)
+        if user is None:
+            raise InvalidUser(f"no user with id {user_id}")
+        if not verify_password(user.password_hash, current):
+            raise WrongPassword("the current password is wrong")
+        user.password_hash = hash_password(validate_password(new))
+    return user

@@ -1,13 +1,17 @@
-"""Logging in and out, the language toggle, who the current user is, and CSRF.
+"""Logging in and out, changing one's password, the language toggle, who the current user
+is, and CSRF.
 
 Browsers authenticate with the session cookie (Flask-Login) and send a CSRF token with every
-form or, for the JSON API, in the X-CSRFToken header. Drill clients may instead send
-`Authorization: Bearer <token>` (see `quizsvc user token`), which needs no CSRF token
-because a browser never adds it on its own.
+form or, for the JSON API, in the X-CSRFToken header. The session names the user together with
+a digest of their password hash, so a password change ends every session opened before it.
+Drill clients may instead send `Authorization: Bearer <token>` (see `quizsvc user token`),
+which needs no CSRF token because a browser never adds it on its own.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
@@ -42,14 +46,25 @@ class CurrentUser(UserMixin):
     name: str
     display_name: str
     role: str
+    session_key: str  # changes with the password (see password_session_key)
 
     @property
     def is_instructor(self) -> bool:
         return self.role == "instructor"
 
+    def get_id(self) -> str:
+        """What the session cookie stores (Flask-Login's "alternative token")."""
+        return f"{self.id}.{self.session_key}"
+
     @classmethod
     def of(cls, user: store.User) -> CurrentUser:
-        return cls(user.id, user.name, user.display_name, user.role)
+        session_key = password_session_key(user.password_hash)
+        return cls(user.id, user.name, user.display_name, user.role, session_key)
+
+
+def password_session_key(password_hash: str) -> str:
+    """A digest of the (salted) password hash: a new password gives a new key."""
+    return hashlib.sha256(password_hash.encode()).hexdigest()[:32]
 
 
 def _find_user(lookup: Callable[[Session], store.User | None]) -> CurrentUser | None:
@@ -61,10 +76,14 @@ def _find_user(lookup: Callable[[Session], store.User | None]) -> CurrentUser | 
 
 
 @login_manager.user_loader
-def _load_user(user_id: str) -> CurrentUser | None:
-    if not user_id.isdigit():
+def _load_user(session_id: str) -> CurrentUser | None:
+    user_id, _, key = session_id.partition(".")
+    if not user_id.isdigit() or not key:
         return None
-    return _find_user(lambda session: store.user_by_id(session, int(user_id)))
+    user = _find_user(lambda session: store.user_by_id(session, int(user_id)))
+    if user is None or not hmac.compare_digest(user.session_key, key):
+        return None  # the password changed since this session began
+    return user
 
 
 @login_manager.request_loader
@@ -149,6 +168,27 @@ def register():
         login_user(CurrentUser.of(user))
         return redirect(url_for("quiz.index"))
     return render_template("register.html", error=None)
+
+
+@bp.route("/account/password", methods=["GET", "POST"])
+@login_required
+def change_password():
+    """A user changes their own password; every other session of theirs ends."""
+    if request.method == "POST":
+        new_password = request.form.get("new_password", "")
+        try:
+            if new_password != request.form.get("new_password_again", ""):
+                raise store.InvalidPassword("the two new passwords differ")
+            user = store.change_password(
+                db(), current_user.id, request.form.get("current_password", ""), new_password
+            )
+        except store.StoreError as exc:
+            db().rollback()
+            return render_template("account_password.html", error=str(exc)), 422
+        login_user(CurrentUser.of(user))  # this browser stays signed in, under the new key
+        flash(translate("password_changed"), "info")
+        return redirect(url_for("quiz.index"))
+    return render_template("account_password.html", error=None)
 
 
 @bp.post("/logout")

@@ -1,4 +1,4 @@
-"""`quizsvc db upgrade`, `quizsvc user create` and `quizsvc user list`."""
+"""`quizsvc db upgrade`, `quizsvc user create`, `user password` and `user list`."""
 
 from __future__ import annotations
 
@@ -155,3 +155,38 @@ def test_user_commands_need_an_upgraded_database(url):
 def test_user_list_on_an_empty_database(upgraded):
     result = invoke(upgraded, "user", "list")
     assert result.exit_code == 0 and result.output == "no users\n"
+
+
+def test_user_password_sets_a_new_password_for_an_existing_user(upgraded):
+    assert (
+        invoke(
+            upgraded, "user", "create", "ada", "--role", "student", password="first one"
+        ).exit_code
+        == 0
+    )
+    result = invoke(upgraded, "user", "password", "ada", input="second one\nsecond one\n")
+    assert result.exit_code == 0, result.output
+    assert "'ada' has a new password" in result.output and "second one" not in result.output
+    (ada,) = users(upgraded)
+    assert verify_password(ada.password_hash, "second one")
+    assert not verify_password(ada.password_hash, "first one")
+
+
+@pytest.mark.parametrize(
+    ("name", "password", "message"),
+    [("nobody", "long enough", "no user named 'nobody'"), ("ada", "short", "too short")],
+)
+def test_user_password_refusals_name_the_problem_and_change_nothing(
+    upgraded, name, password, message
+):
+    assert (
+        invoke(
+            upgraded, "user", "create", "ada", "--role", "student", password="first one"
+        ).exit_code
+        == 0
+    )
+    result = invoke(upgraded, "user", "password", name, password=password)
+    assert result.exit_code == 1
+    assert message in result.output and "Traceback" not in result.output
+    (ada,) = users(upgraded)
+    assert verify_password(ada.password_hash, "first one")

@@ -8,7 +8,9 @@ from quizsvc.store import (
     DuplicateUser,
     InvalidPassword,
     InvalidUser,
+    WrongPassword,
     authenticate,
+    change_password,
     create_user,
     list_users,
     verify_password,
@@ -67,3 +69,20 @@ def test_users_are_listed_by_name(session, add_user):
     for name in ("carol", "ada", "bob"):
         add_user(name)
     assert [u.name for u in list_users(session)] == ["ada", "bob", "carol"]
+
+
+def test_a_user_changes_their_own_password_only_with_the_current_one(session):
+    ada = create_user(session, name="ada", role="student", password="analytical engine")
+    with pytest.raises(WrongPassword, match="the current password is wrong"):
+        change_password(session, ada.id, "difference engine", "a new password")
+    with pytest.raises(InvalidPassword, match="too short"):
+        change_password(session, ada.id, "analytical engine", "short")
+    session.expire_all()
+    assert authenticate(session, "ada", "analytical engine") is not None
+
+    change_password(session, ada.id, "analytical engine", "a new password")
+    session.expire_all()
+    assert authenticate(session, "ada", "analytical engine") is None
+    assert authenticate(session, "ada", "a new password").name == "ada"
+    with pytest.raises(InvalidUser, match="no user with id"):
+        change_password(session, ada.id + 1000, "a new password", "another password")

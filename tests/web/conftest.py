@@ -6,13 +6,13 @@ import functools
 import re
 
 import pytest
+from web_helpers import PASSWORD
 from werkzeug.security import generate_password_hash
 
 from quizsvc import store
 from quizsvc.store import migrate, users
 from quizsvc.web import create_app
 
-PASSWORD = "correct horse battery"
 USERS = {"alice": "student", "bob": "student", "ines": "instructor"}
 
 

@@ -10,6 +10,8 @@ from sqlalchemy.orm import Session
 
 from quizsvc import store
 
+PASSWORD = "correct horse battery"  # every fixture user's
+
 
 @contextmanager
 def reading(sessions) -> Iterator[Session]:
