@@ -10,6 +10,7 @@ learner gets the per-head d_k × d_k matrices and the engine runs one real
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -22,6 +23,8 @@ from quizsvc.drills.text import Draft, dims, num, source_tokens, step, text
 from quizsvc.drills.variant import Step, Tensor
 from quizsvc.grading import Tolerance
 
+Array = np.ndarray
+
 
 def tolerance_for(p: MultiHeadParams) -> Tolerance:
     """Scores, weights and head outputs each rounded to 2-3 decimals by hand, then summed
@@ -31,23 +34,56 @@ def tolerance_for(p: MultiHeadParams) -> Tolerance:
     return Tolerance(atol=round(0.01 + 0.005 * terms, 3))
 
 
+def _attend(x: Array, weights: AttentionParams, n_heads: int, q_factor: float = 1.0) -> Trace:
+    """One real multi-head pass; ``q_factor`` scales W_q, which is how a learner's
+    mistakes are replayed (0: uniform weights, sqrt(d_k): scores left unscaled)."""
+    if q_factor != 1.0:
+        weights = replace(weights, w_q=weights.w_q * q_factor)
+    trace = Trace()
+    multi_head_attention(x[None], x[None], weights, n_heads, trace=trace)
+    return trace
+
+
+def _tells_mistakes_apart(
+    x: Array, weights: AttentionParams, p: MultiHeadParams, tolerance: Tolerance
+) -> bool:
+    """Whether the usual mistakes (softmax skipped, no scaling, dividing by sqrt(d_model))
+    each put at least half the cells of every head's output and of the projected output
+    outside the tolerance. Small scores make the attention nearly uniform, and then the
+    mistakes would be graded right."""
+    d_k = p.d_model // p.n_heads
+    right = _attend(x, weights, p.n_heads)
+    factors = [0.0, math.sqrt(d_k)] + ([math.sqrt(d_k / p.d_model)] if p.n_heads > 1 else [])
+    for factor in factors:
+        wrong = _attend(x, weights, p.n_heads, factor)
+        for name in ("context", "output"):
+            off = np.abs(wrong[name][0] - right[name][0]) > tolerance.atol  # (h, n, d_k) or (n, d)
+            share = off.mean(axis=(-2, -1))
+            if np.any(share < 0.5):
+                return False
+    return True
+
+
 def multi_head(rng: Rng, p: MultiHeadParams) -> Draft:
     h, d_k = p.n_heads, p.d_model // p.n_heads
-    x = tenths(rng, (p.n, p.d_model), -1.0, 1.0)
-    blocks = {name: [halves(rng, (d_k, d_k)) for _ in range(h)] for name in ("q", "k", "v")}
-    w_o = halves(rng, (p.d_model, p.d_model), zero_share=0.4)
+    tolerance = tolerance_for(p)
+    while True:
+        x = tenths(rng, (p.n, p.d_model), -2.0, 2.0)
+        blocks = {name: [halves(rng, (d_k, d_k)) for _ in range(h)] for name in ("q", "k", "v")}
+        w_o = halves(rng, (p.d_model, p.d_model), zero_share=0.4)
+        weights = AttentionParams(
+            w_q=block_diagonal(blocks["q"]),
+            w_k=block_diagonal(blocks["k"]),
+            w_v=block_diagonal(blocks["v"]),
+            w_o=w_o,
+        )
+        if _tells_mistakes_apart(x, weights, p, tolerance):
+            break
     whole = p.part == "concat_projection"
     # 0-based from here on; only head_output asks for one head.
     head = 0 if whole else pick(rng, None if p.head is None else p.head - 1, h)
 
-    weights = AttentionParams(
-        w_q=block_diagonal(blocks["q"]),
-        w_k=block_diagonal(blocks["k"]),
-        w_v=block_diagonal(blocks["v"]),
-        w_o=w_o,
-    )
-    trace = Trace()
-    multi_head_attention(x[None], x[None], weights, h, trace=trace)
+    trace = _attend(x, weights, h)
     q, k, v = trace["q"][0], trace["k"][0], trace["v"][0]  # (h, n, d_k)
     scores, attn = trace["scores"][0], trace["weights"][0]  # (h, n, n)
     heads, concat, output = trace["context"][0], trace["concat"][0], trace["output"][0]
@@ -160,6 +196,6 @@ def multi_head(rng: Rng, p: MultiHeadParams) -> Draft:
         answer=answer,
         solution=tuple(solution),
         heatmap=heatmap,
-        tolerance=tolerance_for(p),
+        tolerance=tolerance,
         choices={} if whole else {"head": head + 1},
     )

@@ -78,10 +78,18 @@ def attention_output_row(v, r: Rounding = EXACT) -> Array:
     return r.values(weights @ given(v, "V"))
 
 
-def multi_head(v, r: Rounding = EXACT) -> Array:
+def multi_head(v, r: Rounding = EXACT, divide_scores_by: str = "sqrt(d_k)") -> Array:
+    """``divide_scores_by`` replays a learner's mistake: "1" (no scaling), "sqrt(d_model)",
+    or "inf" (scores all 0: the softmax skipped, uniform weights)."""
     x = given(v, "X'")
     n_heads, d_model = v.params["n_heads"], v.params["d_model"]
     d_k = d_model // n_heads
+    divisor = {
+        "sqrt(d_k)": math.sqrt(d_k),
+        "1": 1.0,
+        "sqrt(d_model)": math.sqrt(d_model),
+        "inf": math.inf,
+    }[divide_scores_by]
     whole = v.params["part"] == "concat_projection"
     heads = range(1, n_heads + 1) if whole else [v.params["head"]]
     outputs = []
@@ -90,7 +98,7 @@ def multi_head(v, r: Rounding = EXACT) -> Array:
         q = r.values(x_h @ given(v, f"Wq{h}"))
         k = r.values(x_h @ given(v, f"Wk{h}"))
         values = r.values(x_h @ given(v, f"Wv{h}"))
-        weights = softmax_by_hand(r.values(q @ k.T / math.sqrt(d_k)), r)
+        weights = softmax_by_hand(r.values(q @ k.T / divisor), r)
         outputs.append(r.values(weights @ values))
     if not whole:
         return outputs[0]

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 import pytest
-from drills_reference import BY_HAND, EXACT, PARAM_CASES, REFERENCE, case_id
+from drills_reference import BY_HAND, EXACT, PARAM_CASES, REFERENCE, case_id, multi_head
 
 from quizsvc.drills import DRILL_KINDS, generate_variant
 from quizsvc.grading import grade_numeric
@@ -55,6 +55,21 @@ def test_a_wrong_first_decimal_is_graded_wrong(case) -> None:
         assert not grade.cells[0].correct
 
 
+@pytest.mark.parametrize("case", [c for c in CASES if c.values[0][0] == "multi_head"])
+def test_the_usual_multi_head_mistakes_get_at_most_half_the_cells_right(case) -> None:
+    # Small scores make the attention nearly uniform; then skipping the softmax or the
+    # scaling would be graded right. The drill redraws such numbers.
+    kind, params = case
+    for seed in range(40):
+        variant = generate_variant(kind, seed, params)
+        mistakes = ["1", "inf"] + (["sqrt(d_model)"] if variant.params["n_heads"] > 1 else [])
+        for mistake in mistakes:
+            wrong = multi_head(variant, EXACT, divide_scores_by=mistake)
+            grade = grade_numeric(wrong, variant.answer.values, variant.tolerance)
+            right = np.mean([cell.correct for cell in grade.cells])
+            assert right <= 0.5, (seed, mistake, right)
+
+
 # Per kind: (regex over given tensor names, multiplier that makes every entry an integer,
 # largest allowed |entry|).  Every given tensor must match one rule.
 HAND_FRIENDLY = {
@@ -64,7 +79,7 @@ HAND_FRIENDLY = {
     "softmax_row": [(r"scores", 10, 3.0)],
     "masked_row": [(r"scores", 10, 3.0)],
     "attention_output_row": [(r"A\[\d\]", 100, 1.0), (r"V", 10, 2.0)],
-    "multi_head": [(r"X'", 10, 1.0), (r"W[qkv]\d|Wo", 2, 1.0)],
+    "multi_head": [(r"X'", 10, 2.0), (r"W[qkv]\d|Wo", 2, 1.0)],
     "add_norm": [(r"x|Sublayer\(x\)|β", 10, 2.0), (r"γ", 2, 1.0)],
     "ffn_row": [(r"x|b1|b2", 10, 1.0), (r"W1|W2", 2, 1.0)],
     "cross_attention_row": [(r"q\(.*\)|K_enc|V_enc", 10, 2.0)],
