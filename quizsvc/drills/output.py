@@ -97,12 +97,13 @@ def teacher_forcing_loss(rng: Rng, p: TeacherForcingLossParams) -> Draft:
     answer = scalar("Loss", loss, "Loss")
     vocab_text = ", ".join(f"{i} = {word}" for i, word in enumerate(vocab))
     ask_zh = {
-        "mean": f"所有 {steps} 个位置的平均交叉熵（即 Loss）",
+        "mean": f"所有 {steps} 个位置交叉熵的平均值（常用的训练 Loss；章节写作各位置误差之和）",
         "sum": f"所有 {steps} 个位置的交叉熵之和（章节中的“所有位置的预测误差之和”）",
         "position": f"位置 {position} 的交叉熵",
     }[p.reduction]
     ask_en = {
-        "mean": f"the mean cross-entropy over all {steps} positions (the loss)",
+        "mean": f"the mean of the cross-entropies of all {steps} positions (the usual training "
+        "loss; the chapter writes the loss as their sum)",
         "sum": f"the sum of the cross-entropies of all {steps} positions (the chapter's "
         "“sum of every position's error”)",
         "position": f"the cross-entropy at position {position}",
