@@ -23,6 +23,10 @@ class IdempotencyConflict(StoreError):
     """An idempotency key reused for a different answer (or variant, or question)."""
 
 
+class StaleReview(StoreError):
+    """A review based on a page that no longer shows the answer's latest review."""
+
+
 class NotAllowed(StoreError):
     """The user's role does not allow this (e.g. a student reviewing an answer)."""
 

@@ -108,6 +108,41 @@ def update_progress(
     session.flush()
 
 
+def recompute_progress(session: Session, *, learner_id: int, skill: str) -> None:
+    """Rebuild one skill's row from every graded answer on it, oldest first (after a review
+    corrected a score); called inside a write transaction, on a row that exists."""
+    drills = (
+        select(Submission.score, Submission.submitted_at.label("at"), Submission.id)
+        .join(DrillVariant, DrillVariant.id == Submission.variant_id)
+        .where(Submission.learner_id == learner_id, DrillVariant.skill == skill)
+    )
+    quizzes = select(QuizAnswer.score, QuizAnswer.answered_at.label("at"), QuizAnswer.id).where(
+        QuizAnswer.learner_id == learner_id,
+        QuizAnswer.skill == skill,
+        QuizAnswer.score.is_not(None),
+    )
+    graded = sorted(
+        [(row.at, 0, row.id, row.score) for row in session.execute(drills)]
+        + [(row.at, 1, row.id, row.score) for row in session.execute(quizzes)]
+    )
+    row = session.scalar(
+        select(SkillProgressRecord)
+        .where(SkillProgressRecord.learner_id == learner_id, SkillProgressRecord.skill == skill)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    if row is None or not graded:
+        return
+    mastery = 0.0
+    for *_, score in graded:
+        mastery = next_mastery(mastery, score)
+    row.attempts = len(graded)
+    row.best_score = max(score for *_, score in graded)
+    row.last_score = graded[-1][-1]
+    row.mastery = mastery
+    session.flush()
+
+
 def progress_query(learner_id: int) -> Select[tuple[SkillProgressRecord]]:
     # Served by uq_skill_progress_learner_id_skill (learner_id, skill): no sort needed.
     return (

@@ -29,6 +29,7 @@ from quizsvc.store.errors import (
     NotAllowed,
     NotFound,
     NotYourVariant,
+    StaleReview,
 )
 from quizsvc.store.jsonvalues import to_json_value
 from quizsvc.store.models import (
@@ -493,13 +494,18 @@ def record_review(
     comment: str = "",
     suggested_score: float | None = None,
     now: datetime | None = None,
+    seen_review_id: int | None = None,
 ) -> ReviewResult:
     """An instructor's score for an open answer, in one transaction.
 
     The answer's score becomes ``confirmed_score`` (a later review overrides an earlier
     one).  ``suggested_score`` defaults to the one stored with the answer.  The first
-    review of an answer with a skill counts as one attempt in that skill's progress;
-    later reviews correct the answer's score but are not counted again.
+    review of an answer with a skill counts as one attempt in that skill's progress; a
+    later review corrects the score, and the skill's progress is recomputed with it.
+
+    ``seen_review_id`` is the latest review the reviewer was shown (0: none); if another
+    review has been recorded since, ``StaleReview`` is raised and nothing is written, so a
+    form opened earlier cannot silently overwrite a colleague's review.
     """
     confirmed_score = _unit_interval("confirmed_score", confirmed_score)
     if suggested_score is not None:
@@ -523,6 +529,12 @@ def record_review(
             raise NotFound(f"no quiz answer with id {answer_id}")
         if answer.text is None:
             raise NotAllowed(f"quiz answer {answer_id} is not an open answer")
+        if seen_review_id is not None:
+            latest = latest_review(session, answer.id)
+            if (latest.id if latest else 0) != seen_review_id:
+                raise StaleReview(
+                    f"quiz answer {answer_id} was reviewed again after the form was opened"
+                )
         first_review = answer.score is None
         if suggested_score is None:
             suggested_score = answer.suggested_score
@@ -545,6 +557,8 @@ def record_review(
                 score=confirmed_score,
                 now=now,
             )
+        elif answer.skill is not None:
+            progress.recompute_progress(session, learner_id=answer.learner_id, skill=answer.skill)
         result = ReviewResult(
             review_id=review.id,
             answer_id=answer.id,
@@ -559,14 +573,26 @@ def record_review(
 
 
 def answers_awaiting_review(session: Session, *, limit: int = 50) -> list[QuizAnswerResult]:
-    """Open answers with no confirmed score yet, oldest first."""
+    """Students' open answers with no confirmed score yet, oldest first. (An instructor
+    trying a question out is not waiting for a review.)"""
     answers = session.scalars(
         select(QuizAnswer)
-        .where(QuizAnswer.score.is_(None))
+        .join(User, User.id == QuizAnswer.learner_id)
+        .where(QuizAnswer.score.is_(None), User.role == "student")
         .order_by(QuizAnswer.answered_at, QuizAnswer.id)
         .limit(limit)
     )
     return [_quiz_answer_result(answer, replayed=False) for answer in answers]
+
+
+def latest_review(session: Session, answer_id: int) -> OpenAnswerReview | None:
+    """The review that set the answer's score (the latest), or None."""
+    return session.scalar(
+        select(OpenAnswerReview)
+        .where(OpenAnswerReview.answer_id == answer_id)
+        .order_by(OpenAnswerReview.reviewed_at.desc(), OpenAnswerReview.id.desc())
+        .limit(1)
+    )
 
 
 # --- helpers ---------------------------------------------------------------------------

@@ -20,7 +20,14 @@ from typing import Any
 from sqlalchemy import Row, Select, and_, func, select
 from sqlalchemy.orm import Session
 
-from quizsvc.store.models import DrillVariant, QuizAnswer, SkillProgressRecord, Submission, User
+from quizsvc.store.models import (
+    DrillVariant,
+    OpenAnswerReview,
+    QuizAnswer,
+    SkillProgressRecord,
+    Submission,
+    User,
+)
 
 STUDENT_ROLE = "student"
 DEFAULT_YIELD_PER = 1000
@@ -229,3 +236,44 @@ def drill_history(session: Session, learner_id: int, limit: int) -> list[Row[Any
             .limit(limit)
         )
     )
+
+
+def reviews_of(session: Session, answer_id: int) -> list[Row[Any]]:
+    """(id, reviewer display name, score, comment, at) of every review of an answer, oldest
+    first: the last one set the answer's score."""
+    return list(
+        session.execute(
+            select(
+                OpenAnswerReview.id,
+                User.display_name.label("reviewer"),
+                OpenAnswerReview.confirmed_score.label("score"),
+                OpenAnswerReview.comment,
+                OpenAnswerReview.reviewed_at.label("at"),
+            )
+            .join(User, User.id == OpenAnswerReview.reviewer_id)
+            .where(OpenAnswerReview.answer_id == answer_id)
+            .order_by(OpenAnswerReview.reviewed_at, OpenAnswerReview.id)
+        )
+    )
+
+
+def open_answers_of(session: Session, learner_id: int) -> list[Row[Any]]:
+    """(id, question_id, score, answered_at) of the learner's open answers, newest first
+    (score None: awaiting review). Served by ``ix_quiz_answers_learner_id_answered_at``."""
+    return list(
+        session.execute(
+            select(QuizAnswer.id, QuizAnswer.question_id, QuizAnswer.score, QuizAnswer.answered_at)
+            .where(QuizAnswer.learner_id == learner_id, QuizAnswer.text.is_not(None))
+            .order_by(QuizAnswer.answered_at.desc(), QuizAnswer.id.desc())
+        )
+    )
+
+
+def recorded_work_by_question(session: Session) -> dict[str, int]:
+    """Question id -> how many quiz answers and drill variants are recorded for it (anyone's):
+    what a content reload that drops the question would leave out of the reports."""
+    counts: dict[str, int] = {}
+    for column in (QuizAnswer.question_id, DrillVariant.question_id):
+        for question_id, count in session.execute(select(column, func.count()).group_by(column)):
+            counts[question_id] = counts.get(question_id, 0) + count
+    return counts

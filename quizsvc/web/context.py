@@ -33,7 +33,10 @@ class AppState:
         This swaps the bank of this process only: serve with one worker process (and
         threads, as `make run` does), or other workers keep their old bank.
         """
-        new_bank = load_content(self.content_dir)
+        return self.install(load_content(self.content_dir))
+
+    def install(self, new_bank: Bank) -> Bank:
+        """Make a bank already loaded (hence valid) the live one, in one assignment."""
         self.bank = new_bank
         return new_bank
 

@@ -261,16 +261,59 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "with the live bank's rubric: {score}",
     },
     "instructor_score_help": {
-        "zh": "0–1（如 0.75）或百分比（如 75% 或 75）",
-        "en": "0–1 (e.g. 0.75) or a percentage (e.g. 75 % or 75)",
+        "zh": "百分比（如 75 或 75%）或得分/满分（如 1.5/2）",
+        "en": "a percentage (e.g. 75 or 75 %) or points out of the total (e.g. 1.5/2)",
     },
     "instructor_confirm_score": {"zh": "确认得分", "en": "Confirm the score"},
     "instructor_score_missing": {"zh": "请填写得分。", "en": "Enter a score."},
     "instructor_score_invalid": {
-        "zh": "无法读取得分 {score!r}：请填写 0–1 之间的数或 0–100 的百分比。",
-        "en": "Cannot read the score {score!r}: enter a number from 0 to 1 or a percentage "
-        "from 0 to 100.",
+        "zh": "无法读取得分 {score!r}：请填写 0–100 的百分比（如 75）或得分/满分（如 1.5/2）。",
+        "en": "Cannot read the score {score!r}: enter a percentage from 0 to 100 (e.g. 75) or "
+        "points out of the total (e.g. 1.5/2).",
     },
+    "instructor_score_ambiguous": {
+        "zh": "得分 {score!r} 有歧义：百分比请写 {percent}，得分请写成“得分/满分”（如 1.5/2）。",
+        "en": "The score {score!r} is ambiguous: write {percent} for a percentage, or points "
+        "out of the total such as 1.5/2.",
+    },
+    "instructor_score_points_range": {
+        "zh": "得分 {score!r} 超出范围：得分必须在 0 到满分之间，满分大于 0。",
+        "en": "The score {score!r} is out of range: points must be from 0 to a total above 0.",
+    },
+    "instructor_review_stale": {
+        "zh": "打开此页后，{reviewer} 已评阅了这个答案（现在 {score}）。"
+        "请看下方的最新评阅，需要时再评一次。",
+        "en": "{reviewer} reviewed this answer after you opened this page (it is now {score}). "
+        "Check the latest review below and review again if needed.",
+    },
+    "instructor_review_history": {"zh": "评阅记录", "en": "Reviews so far"},
+    "instructor_points_total": {
+        "zh": "本题满分 {points:g} 分",
+        "en": "this question is worth {points:g} points",
+    },
+    "instructor_review_entry": {
+        "zh": "{at} UTC，{reviewer}：{score}",
+        "en": "{at} UTC, {reviewer}: {score}",
+    },
+    "instructor_review_answer": {"zh": "评阅答案 {id}", "en": "Review answer {id}"},
+    "instructor_open_answers": {"zh": "开放题答案", "en": "Open answers"},
+    "instructor_no_open_answers": {"zh": "还没有开放题答案。", "en": "No open answers yet."},
+    "instructor_awaiting": {"zh": "待评阅", "en": "awaiting review"},
+    "instructor_review_link": {"zh": "评阅 / 修改", "en": "Review / correct"},
+    "instructor_instructors": {"zh": "教师", "en": "Instructors"},
+    "instructor_reload_confirm": {
+        "zh": "新内容里没有下面这些题目，但它们已有学生的作答记录。记录会保留在数据库中，"
+        "但在题目恢复之前不会计入成绩册。确定要重新加载吗？",
+        "en": "The new content no longer has these questions, and learners' work is recorded "
+        "for them. The records stay in the database but leave the gradebook until the "
+        "question is back. Reload anyway?",
+    },
+    "instructor_reload_removed": {
+        "zh": "{id}：{count} 条作答记录",
+        "en": "{id}: {count} recorded answers or drill variants",
+    },
+    "instructor_reload_anyway": {"zh": "仍然重新加载", "en": "Reload anyway"},
+    "instructor_reload_cancel": {"zh": "取消", "en": "Cancel"},
     "instructor_score_range": {
         "zh": "得分 {score!r} 超出范围：百分比最多为 100。",
         "en": "The score {score!r} is out of range: a percentage is at most 100.",

@@ -10,7 +10,6 @@ Reloading the content swaps the bank of THIS process only: serve with one worker
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -149,15 +148,30 @@ def content():
     return render_content()
 
 
+def _dropped_with_records(live: Bank, new: Bank) -> list[tuple[str, int]]:
+    """Questions of the live bank missing from the new one, for which work is recorded."""
+    gone = set(live.questions) - set(new.questions)
+    if not gone:
+        return []
+    _begin_reading()
+    recorded = reports_queries.recorded_work_by_question(db())
+    return sorted((question_id, recorded[question_id]) for question_id in gone & set(recorded))
+
+
 @bp.post("/content/reload")
 @instructor_required
 def reload_content():
-    old_version = bank().version
+    live = bank()
+    old_version = live.version
     try:
-        new = state().reload_content()
+        candidate = load_content(state().content_dir)
     except BankError as exc:
         # the whole new content is rejected; the live bank is the one it was
         return render_content(exc.errors, 422)
+    dropped = _dropped_with_records(live, candidate)
+    if dropped and request.form.get("confirm") != "yes":
+        return render_template("instructor/reload_confirm.html", dropped=dropped), 409
+    new = state().install(candidate)
     if new.version == old_version:
         flash(translate("instructor_reload_unchanged", version=new.version[:12]), "info")
     else:
@@ -177,15 +191,13 @@ def reload_content():
 
 
 def _parse_seed(raw: str | None) -> int:
+    """The seed asked for (0 when none); ValueError with a message for anything else."""
     if raw is None or not raw.strip():
         return 0
     text = raw.strip()
-    if not re.fullmatch(r"[0-9]+", text):
-        abort(400, description=translate("instructor_bad_seed", seed=text[:40], max=MAX_SEED))
-    seed = int(text)
-    if seed > MAX_SEED:
-        abort(400, description=translate("instructor_bad_seed", seed=text[:40], max=MAX_SEED))
-    return seed
+    if not re.fullmatch(r"[0-9]{1,19}", text) or int(text) > MAX_SEED:
+        raise ValueError(translate("instructor_bad_seed", seed=text[:40], max=MAX_SEED))
+    return int(text)
 
 
 def _answer_tensor(question: NumericQuestion) -> Tensor:
@@ -241,9 +253,13 @@ def preview():
     live = bank()
     lang = negotiated_language()
     question_id = request.args.get("question", "").strip()
-    seed = _parse_seed(request.args.get("seed"))
+    seed_error = None
+    try:
+        seed = _parse_seed(request.args.get("seed"))
+    except ValueError as exc:
+        seed, seed_error = 0, str(exc)
     selected: dict[str, Any] | None = None
-    if question_id:
+    if question_id and seed_error is None:
         question = live.questions.get(question_id)
         if question is None:
             abort(404, description=translate("instructor_no_question", id=question_id[:100]))
@@ -267,9 +283,10 @@ def preview():
         "instructor/preview.html",
         questions=[(q.id, q.type) for q in live.questions.values()],
         question_id=question_id,
-        seed=seed,
+        seed=request.args.get("seed", "")[:40] if seed_error else seed,
+        seed_error=seed_error,
         selected=selected,
-    )
+    ), (400 if seed_error else 200)
 
 
 # --- self-test ----------------------------------------------------------------------------
@@ -299,24 +316,33 @@ class ReviewInputError(ValueError):
 def parse_score(raw: str | None) -> float:
     """A score typed by a reviewer, as a fraction in [0, 1].
 
-    "75 %" and "75%" are percentages; a bare number up to 1 is a fraction ("0.75", "1"),
-    a bare number above 1 up to 100 is a percentage ("75"). A decimal comma is accepted.
+    A number is a percentage ("75", "75 %"); "a/b" is a points out of b ("1.5/2"). A
+    decimal comma is accepted. A bare number strictly between 0 and 1 is refused as
+    ambiguous: "0.75" is far more likely meant as 75 % than as 0.75 %.
     """
     text = (raw or "").strip().replace(",", ".")
+    shown = (raw or "")[:40]
     if not text:
         raise ReviewInputError(translate("instructor_score_missing"))
+    number = r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+"
+    points = re.fullmatch(rf"({number})\s*/\s*({number})", text)
+    if points:
+        got, total = float(points[1]), float(points[2])
+        if total <= 0 or got > total:
+            raise ReviewInputError(translate("instructor_score_points_range", score=shown))
+        return got / total
     percent = text.endswith("%")
-    number = text.removesuffix("%").strip()
-    if not re.fullmatch(r"[0-9]+(\.[0-9]*)?|\.[0-9]+", number):
-        raise ReviewInputError(translate("instructor_score_invalid", score=(raw or "")[:40]))
-    value = float(number)
-    if not math.isfinite(value):
-        raise ReviewInputError(translate("instructor_score_invalid", score=(raw or "")[:40]))
-    if percent or value > 1:
-        if value > 100:
-            raise ReviewInputError(translate("instructor_score_range", score=(raw or "")[:40]))
-        value /= 100
-    return value
+    text = text.removesuffix("%").strip()
+    if not re.fullmatch(number, text):
+        raise ReviewInputError(translate("instructor_score_invalid", score=shown))
+    value = float(text)
+    if value > 100:
+        raise ReviewInputError(translate("instructor_score_range", score=shown))
+    if not percent and 0 < value < 1:
+        raise ReviewInputError(
+            translate("instructor_score_ambiguous", score=shown, percent=f"{value * 100:g}")
+        )
+    return value / 100
 
 
 def parse_comment(raw: str | None) -> str:
@@ -352,19 +378,24 @@ def _queue_items(live: Bank, lang: str) -> list[dict[str, Any]]:
     waiting = store.answers_awaiting_review(db(), limit=REVIEW_QUEUE_LIMIT)
     if not waiting:
         return []
-    rows = (
-        db()
-        .execute(
-            select(store.QuizAnswer, store.User)
-            .join(store.User, store.User.id == store.QuizAnswer.learner_id)
-            .where(store.QuizAnswer.id.in_([a.answer_id for a in waiting]))
-        )
-        .all()
+    answers = db().scalars(
+        select(store.QuizAnswer).where(store.QuizAnswer.id.in_([a.answer_id for a in waiting]))
     )
-    details = {answer.id: (answer, user) for answer, user in rows}
+    by_id = {answer.id: answer for answer in answers}
+    return _review_items([by_id[a.answer_id] for a in waiting], live, lang)
+
+
+def _review_items(answers: list[store.QuizAnswer], live: Bank, lang: str) -> list[dict[str, Any]]:
+    """Open answers with their learner, prompt, reference, rubric points and suggestion."""
+    learners = {
+        user.id: user
+        for user in db().scalars(
+            select(store.User).where(store.User.id.in_({a.learner_id for a in answers}))
+        )
+    }
     items = []
-    for waiting_answer in waiting:
-        answer, learner = details[waiting_answer.answer_id]
+    for answer in answers:
+        learner = learners[answer.learner_id]
         question = live.questions.get(answer.question_id)
         text = answer.text or ""
         suggestion = _suggestion(question, text)
@@ -396,6 +427,7 @@ def _queue_items(live: Bank, lang: str) -> list[dict[str, Any]]:
                 ],
                 "suggested": answer.suggested_score,
                 "current": suggestion.score if suggestion else None,
+                "score": answer.score,
             }
         )
     return items
@@ -421,20 +453,55 @@ def reviews():
     return render_reviews()
 
 
+def _review_item(answer_id: int) -> dict[str, Any]:
+    """One open answer (reviewed or not) as the review pages show it, with its reviews."""
+    answer = db().get(store.QuizAnswer, answer_id)
+    if answer is None or answer.text is None:
+        abort(404, description=translate("instructor_no_answer", id=answer_id))
+    (item,) = _review_items([answer], bank(), negotiated_language())
+    reviews = reports_queries.reviews_of(db(), answer_id)
+    item["reviews"] = reviews
+    item["seen_review"] = reviews[-1].id if reviews else 0
+    return item
+
+
+def render_review(
+    answer_id: int, error: str | None = None, form: dict[str, str] | None = None, status=200
+):
+    _begin_reading()
+    item = _review_item(answer_id)
+    return render_template(
+        "instructor/review.html",
+        item=item,
+        error=error,
+        form=form or {},
+        max_comment=MAX_COMMENT_LENGTH,
+    ), status
+
+
+@bp.get("/reviews/<int:answer_id>")
+@instructor_required
+def review_page(answer_id: int):
+    return render_review(answer_id)
+
+
 @bp.post("/reviews/<int:answer_id>")
 @instructor_required
 def review(answer_id: int):
-    form = {
-        answer_id: {
-            "score": request.form.get("score", ""),
-            "comment": request.form.get("comment", ""),
-        }
-    }
+    from_queue = request.form.get("return_to") != "answer"
+    typed = {"score": request.form.get("score", ""), "comment": request.form.get("comment", "")}
+    seen = request.form.get("seen_review", "")
+
+    def refuse(message: str, status: int):
+        if from_queue:
+            return render_reviews({answer_id: message}, {answer_id: typed}, status)
+        return render_review(answer_id, message, typed, status)
+
     try:
-        score = parse_score(request.form.get("score"))
-        comment = parse_comment(request.form.get("comment"))
+        score = parse_score(typed["score"])
+        comment = parse_comment(typed["comment"])
     except ReviewInputError as exc:
-        return render_reviews({answer_id: str(exc)}, form, 422)
+        return refuse(str(exc), 422)
     try:
         result = store.record_review(
             db(),
@@ -442,13 +509,23 @@ def review(answer_id: int):
             reviewer_id=current_user.id,
             confirmed_score=score,
             comment=comment,
+            seen_review_id=int(seen) if seen.isascii() and seen.isdigit() else None,
         )
     except store.NotFound:
         abort(404, description=translate("instructor_no_answer", id=answer_id))
+    except store.StaleReview:
+        db().rollback()
+        latest = reports_queries.reviews_of(db(), answer_id)[-1]
+        message = translate(
+            "instructor_review_stale", reviewer=latest.reviewer, score=f"{latest.score:.0%}"
+        )
+        return render_review(answer_id, message, typed, 409)
     except store.NotAllowed as exc:
         abort(409, description=str(exc))
-    flash(translate("instructor_review_saved", id=result.answer_id, score=f"{score:.0%}"), "info")
-    return redirect(url_for("instructor.reviews"))
+    flash(translate("instructor_review_saved", id=result.answer_id, score=f"{score:.1%}"), "info")
+    if from_queue:
+        return redirect(url_for("instructor.reviews"))
+    return redirect(url_for("instructor.review_page", answer_id=answer_id))
 
 
 # --- students -----------------------------------------------------------------------------
@@ -490,16 +567,24 @@ def render_students(error: str | None = None, status: int = 200):
     for learner_id, skill, _mastery in sorted(reports_queries.masteries(db())):
         skills.setdefault(learner_id, []).append(skill)
     activity = reports_queries.last_activity(db())
+    users = store.list_users(db())
     roster = [
         {
             "user": user,
             "last_activity": activity.get(user.id),
             "skills": skills.get(user.id, []),
         }
-        for user in store.list_users(db())
+        for user in users
         if user.role == "student"
     ]
-    return render_template("instructor/students.html", roster=roster, error=error), status
+    instructors = [user for user in users if user.role == "instructor"]
+    return render_template(
+        "instructor/students.html",
+        roster=roster,
+        instructors=instructors,
+        error=error,
+        role=request.form.get("role", "student"),
+    ), status
 
 
 def _progress_data(user_id: int) -> dict[str, Any]:
@@ -521,7 +606,28 @@ def _progress_data(user_id: int) -> dict[str, Any]:
 def student(user_id: int):
     _begin_reading()
     user = _student(user_id)
-    return render_template("instructor/student.html", student=user, **_progress_data(user.id))
+    lang = negotiated_language()
+    live = bank()
+    open_answers = [
+        {
+            "id": row.id,
+            "question_id": row.question_id,
+            "prompt": (
+                _excerpt(localize(live.questions[row.question_id].prompt, lang), 100)
+                if row.question_id in live.questions
+                else None
+            ),
+            "score": row.score,
+            "answered_at": row.answered_at,
+        }
+        for row in reports_queries.open_answers_of(db(), user.id)
+    ]
+    return render_template(
+        "instructor/student.html",
+        student=user,
+        open_answers=open_answers,
+        **_progress_data(user.id),
+    )
 
 
 # --- reports ------------------------------------------------------------------------------

@@ -15,7 +15,9 @@ from quizsvc.store import (
     NotFound,
     OpenAnswerReview,
     QuizAnswer,
+    StaleReview,
     answers_awaiting_review,
+    latest_review,
     progress_for,
     record_quiz_answer,
     record_review,
@@ -87,7 +89,9 @@ def test_an_open_answer_waits_for_review(session, learner):
     assert progress_for(session, learner) == []
 
 
-def test_an_instructor_review_scores_the_answer_once_in_progress(session, learner, instructor):
+def test_a_review_counts_once_in_progress_and_a_correction_recomputes_it(
+    session, learner, instructor
+):
     answer = write_open(session, learner, suggested_score=0.5, skill="scaling")
     first = record_review(
         session,
@@ -112,8 +116,85 @@ def test_an_instructor_review_scores_the_answer_once_in_progress(session, learne
     ]
     assert reviews[0].reviewed_at == T0 + timedelta(hours=1)
     (scaling,) = progress_for(session, learner)
-    assert (scaling.attempts, scaling.last_score, scaling.mastery) == (1, 1.0, 0.5)
+    # one attempt, now scored 0.75: mastery 0.5 * 0.75; the mistaken 1.0 is no longer best
+    assert (scaling.attempts, scaling.best_score, scaling.last_score, scaling.mastery) == (
+        1,
+        0.75,
+        0.75,
+        0.375,
+    )
     assert answers_awaiting_review(session) == []
+
+
+def test_a_correction_recomputes_the_skill_over_all_its_answers_oldest_first(
+    session, learner, instructor
+):
+    choose(session, learner, "a", ["a"], 1.0, skill="scaling", now=T0)
+    answer = write_open(session, learner, skill="scaling", now=T0 + timedelta(minutes=1))
+    choose(session, learner, "b", ["a"], 0.5, skill="scaling", now=T0 + timedelta(minutes=2))
+    review = record_review(
+        session, answer_id=answer.answer_id, reviewer_id=instructor, confirmed_score=0.0
+    )
+    # counted when reviewed (last): 1.0, 0.5, 0.0 -> 0.5, 0.5, 0.25
+    assert progress_for(session, learner)[0].mastery == 0.25
+    record_review(
+        session,
+        answer_id=answer.answer_id,
+        reviewer_id=instructor,
+        confirmed_score=1.0,
+        seen_review_id=review.review_id,
+    )
+    (scaling,) = progress_for(session, learner)
+    # recomputed in answer order: 1.0, 1.0 (corrected), 0.5 -> 0.5, 0.75, 0.625
+    assert (scaling.attempts, scaling.best_score, scaling.last_score, scaling.mastery) == (
+        3,
+        1.0,
+        0.5,
+        0.625,
+    )
+
+
+def test_a_review_from_a_page_opened_before_another_review_is_refused(
+    session, learner, instructor, add_user
+):
+    colleague = add_user("ta", "instructor")
+    answer = write_open(session, learner, skill="scaling")
+    first = record_review(
+        session,
+        answer_id=answer.answer_id,
+        reviewer_id=colleague,
+        confirmed_score=0.8,
+        comment="TA: good",
+        seen_review_id=0,
+    )
+    with pytest.raises(StaleReview, match="reviewed again"):
+        record_review(
+            session,
+            answer_id=answer.answer_id,
+            reviewer_id=instructor,
+            confirmed_score=0.2,
+            seen_review_id=0,
+        )
+    session.rollback()
+    assert session.get(QuizAnswer, answer.answer_id).score == 0.8
+    latest = latest_review(session, answer.answer_id)
+    assert (latest.id, latest.comment) == (first.review_id, "TA: good")
+    record_review(
+        session,
+        answer_id=answer.answer_id,
+        reviewer_id=instructor,
+        confirmed_score=0.2,
+        seen_review_id=first.review_id,
+    )
+    assert session.get(QuizAnswer, answer.answer_id).score == 0.2
+
+
+def test_instructors_trying_a_question_out_are_not_in_the_review_queue(
+    session, learner, instructor
+):
+    write_open(session, instructor, key="instructor's")
+    mine = write_open(session, learner, key="learner's")
+    assert [a.answer_id for a in answers_awaiting_review(session)] == [mine.answer_id]
 
 
 def test_only_instructors_review_and_only_open_answers(session, learner, other_learner, instructor):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from flask import url_for
 from sqlalchemy import func, select
-from web_helpers import count, user_id
+from web_helpers import PASSWORD, count, user_id
 
 from quizsvc import practice, store
 from quizsvc.web import create_app
@@ -437,14 +437,14 @@ def test_review_flow_from_answer_to_the_students_chapter_page(app, browser_for, 
 
     response = ines.post(
         f"/instructor/reviews/{answer_id}",
-        {"score": "0.75", "comment": "Good, but say why each head has its own W_q."},
+        {"score": "75", "comment": "Good, but say why each head has its own W_q."},
     )
     assert response.status_code == 302
     assert response.headers["Location"] == "/instructor/reviews"
     queue = ines.get("/instructor/reviews")
     assert f'id="answer-{answer_id}"' not in queue.text
     assert 'id="queue-empty"' in queue.text
-    assert "Answer 1 reviewed: 75%." in queue.text
+    assert "Answer 1 reviewed: 75.0%." in queue.text
     assert awaiting_ids(sessions) == []
 
     chapter = alice.get(CHAPTER_URL).text
@@ -463,30 +463,52 @@ def test_review_flow_from_answer_to_the_students_chapter_page(app, browser_for, 
 @pytest.mark.parametrize(
     ("typed", "score"),
     [
-        ("0.75", 0.75),
         ("75%", 0.75),
         ("75 %", 0.75),
         ("75", 0.75),
-        ("0,75", 0.75),
-        ("1", 1.0),
+        ("12,5", 0.125),
+        ("1", 0.01),
         ("100%", 1.0),
         ("100", 1.0),
         ("0", 0.0),
         ("0%", 0.0),
-        (".5", 0.5),
         ("12.5%", 0.125),
+        ("1.5/2", 0.75),
+        ("1,5 / 2", 0.75),
+        ("2/2", 1.0),
+        ("0/2", 0.0),
+        ("3/4", 0.75),
     ],
 )
-def test_scores_are_read_as_fractions_or_percentages(app, typed, score):
+def test_scores_are_read_as_percentages_or_points(app, typed, score):
     with app.test_request_context():
         assert parse_score(typed) == pytest.approx(score, abs=1e-12)
 
 
 @pytest.mark.parametrize(
-    "typed", ["", "  ", "abc", "-0.5", "-10%", "101", "150%", "1e2", "nan", "inf", "0.5.5", "%"]
+    ("typed", "message"),
+    [
+        ("", "Enter a score"),
+        ("  ", "Enter a score"),
+        ("abc", "Cannot read"),
+        ("-0.5", "Cannot read"),
+        ("-10%", "Cannot read"),
+        ("1e2", "Cannot read"),
+        ("nan", "Cannot read"),
+        ("inf", "Cannot read"),
+        ("0.5.5", "Cannot read"),
+        ("%", "Cannot read"),
+        ("101", "at most 100"),
+        ("150%", "at most 100"),
+        ("0.75", "write 75 for a percentage"),
+        (".5", "write 50 for a percentage"),
+        ("3/2", "points must be from 0"),
+        ("1/0", "points must be from 0"),
+        ("/2", "Cannot read"),
+    ],
 )
-def test_scores_outside_0_to_1_or_0_to_100_percent_are_rejected(app, typed):
-    with app.test_request_context(), pytest.raises(ReviewInputError):
+def test_unreadable_out_of_range_or_ambiguous_scores_are_refused(app, typed, message):
+    with app.test_request_context(), pytest.raises(ReviewInputError, match=message):
         parse_score(typed)
 
 
@@ -497,7 +519,7 @@ def test_scores_outside_0_to_1_or_0_to_100_percent_are_rejected(app, typed):
         ({"score": "150"}, "a percentage is at most 100"),
         ({"score": "-1"}, "Cannot read the score"),
         ({"score": ""}, "Enter a score."),
-        ({"score": "0.5", "comment": "x" * 5001}, "at most 5000 characters"),
+        ({"score": "50", "comment": "x" * 5001}, "at most 5000 characters"),
     ],
 )
 def test_a_bad_review_is_refused_with_a_message_and_nothing_is_stored(
@@ -667,3 +689,130 @@ def test_a_numeric_question_added_on_disk_can_be_previewed_after_a_reload(
     result = ines.post("/instructor/selftest")
     assert '<tr data-question="scaled-dot-products" data-passed="true">' in result.text
     assert "13 questions tested" in result.text
+
+
+# --- corrections, conflicts, accounts, preview seeds, reload confirmation ------------------
+
+
+def mastery_of(sessions, name: str) -> float:
+    with sessions() as session:
+        [skill] = store.progress_for(session, user_id(sessions, name))
+    return skill.mastery
+
+
+def test_a_review_is_corrected_from_the_students_page_and_progress_follows(
+    app, browser_for, sessions
+):
+    alice = browser_for("alice")
+    answer_open_question(alice)
+    [answer_id] = awaiting_ids(sessions)
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    ines.get("/instructor/reviews")
+    assert ines.post(f"/instructor/reviews/{answer_id}", {"score": "1.5"}).status_code == 302
+    assert mastery_of(sessions, "alice") == 0.5 * 0.015
+
+    student_page = ines.get(f"/instructor/students/{user_id(sessions, 'alice')}").text
+    row = section(student_page, f'<tr data-answer="{answer_id}">', "</tr>")
+    assert "1.5%" in row and f'href="/instructor/reviews/{answer_id}"' in row
+    page = ines.get(f"/instructor/reviews/{answer_id}")
+    assert page.status_code == 200
+    history = section(page.text, '<section class="review-history"', "</section>")
+    assert ": 1.5%" in history
+    [seen] = re.findall(r'name="seen_review" value="(\d+)"', page.text)
+    response = ines.post(
+        f"/instructor/reviews/{answer_id}",
+        {"score": "1.5/2", "seen_review": seen, "return_to": "answer"},
+    )
+    assert response.status_code == 302
+    assert response.headers["Location"] == f"/instructor/reviews/{answer_id}"
+    assert mastery_of(sessions, "alice") == 0.5 * 0.75
+    assert "Instructor&#39;s score: 75%" in alice.get(CHAPTER_URL).text
+
+
+def test_a_review_from_a_stale_page_is_refused_and_keeps_the_colleagues_review(
+    app, browser_for, sessions
+):
+    with sessions() as session:
+        store.create_user(
+            session, name="tara", role="instructor", password=PASSWORD, display_name="Tara"
+        )
+    alice = browser_for("alice")
+    answer_open_question(alice)
+    [answer_id] = awaiting_ids(sessions)
+    ines, tara = browser_for("ines"), browser_for("tara")
+    ines.get("/lang/en")
+    opened_earlier = ines.get(f"/instructor/reviews/{answer_id}").text
+    [seen] = re.findall(r'name="seen_review" value="(\d+)"', opened_earlier)
+    assert seen == "0"
+    tara.get("/instructor/reviews")
+    tara.post(f"/instructor/reviews/{answer_id}", {"score": "80", "comment": "TA: good"})
+
+    response = ines.post(
+        f"/instructor/reviews/{answer_id}",
+        {"score": "20", "seen_review": seen, "return_to": "answer"},
+    )
+    assert response.status_code == 409
+    assert "Tara reviewed this answer after you opened this page (it is now 80%)" in text_of(
+        response
+    )
+    assert "TA: good" in response.text
+    with sessions() as session:
+        assert session.get(store.QuizAnswer, answer_id).score == 0.8
+    assert count(sessions, store.OpenAnswerReview) == 1
+
+
+def test_instructors_are_listed_and_a_refused_account_keeps_the_chosen_role(
+    app, browser_for, sessions
+):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get("/instructor/students").text
+    assert section(page, '<ul id="instructors">', "</ul>").count("data-instructor=") == 1
+    response = ines.post(
+        "/instructor/students",
+        {
+            "name": "alice",
+            "role": "instructor",
+            "password": "long enough 1",
+            "password_again": "long enough 1",
+        },
+    )
+    assert response.status_code == 422
+    assert '<option value="instructor" selected>' in response.text
+    assert '<option value="student" selected>' not in response.text
+
+
+@pytest.mark.parametrize("seed", ["abc", "-1", "1.5", str(2**63), "9" * 5000])
+def test_a_bad_preview_seed_is_an_inline_error_on_the_preview_page(app, browser_for, seed):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    response = ines.get(
+        "/instructor/preview", query_string={"question": "drill-softmax-row", "seed": seed}
+    )
+    assert response.status_code == 400
+    assert 'id="seed-error"' in response.text and "The seed must be a whole number" in response.text
+    assert '<option value="drill-softmax-row" selected>' in response.text
+    assert 'id="preview"' not in response.text
+
+
+def test_a_reload_that_drops_answered_questions_asks_first(app, browser_for, content_dir, sessions):
+    alice = browser_for("alice")
+    answer_open_question(alice)
+    edit(content_dir, "id: why-multi-head", "id: why-multi-heads")
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    ines.get("/instructor/content")
+    old_version = live_bank(app).version
+
+    response = ines.post("/instructor/content/reload")
+    assert response.status_code == 409
+    dropped = section(response.text, '<ul id="dropped-questions">', "</ul>")
+    assert "why-multi-head: 1 recorded answers or drill variants" in html.unescape(dropped)
+    assert live_bank(app).version == old_version  # nothing swapped yet
+    assert "why-multi-head" in live_bank(app).questions
+
+    response = ines.post("/instructor/content/reload", {"confirm": "yes"})
+    assert response.status_code == 302
+    assert "why-multi-heads" in live_bank(app).questions
+    assert "why-multi-head" not in live_bank(app).questions
