@@ -278,6 +278,23 @@ def errata() -> list[Erratum]:
     return found
 
 
+SLIP_THRESHOLD = 0.01  # far beyond what rounding the printed inputs can explain
+
+
+def own_slips() -> list[tuple[str, tuple[int, ...], float, float]]:
+    """Section 4 numbers that disagree with the chapter's own printed inputs, not only with
+    the truth: (quantity, index, printed, recomputed from the printed inputs). Q Kᵀ comes
+    from the printed Q and K, Output = A V from the printed A and V."""
+    p = {name: printed.values for name, printed in PRINTED.items()}
+    recomputed = {"raw_scores": p["q"] @ p["k"].T, "output": p["weights"] @ p["v"]}
+    return [
+        (name, index, float(p[name][index]), float(values[index]))
+        for name, values in recomputed.items()
+        for index in np.ndindex(values.shape)
+        if abs(p[name][index] - values[index]) > SLIP_THRESHOLD
+    ]
+
+
 def errata_markdown() -> str:
     rows = errata()
     lines = [
@@ -293,9 +310,17 @@ def errata_markdown() -> str:
         "hand calculation gets when it carries every earlier step at the chapter's printed",
         "precision. Indices are 0-based `[row, column]`.",
         "",
-        "The root cause is section 3: the first column of Q (rows 1 and 2) and rows 1 and 2 of K",
-        "are wrong (for example Q₁ = X'₁ W_q = [0.43, 1.77, 0.43, 1.77], since columns 0 and 2 of",
-        "Q both equal (x₀ + x₂) / 2). Everything in section 4 is computed from those numbers.",
+        "Two kinds of error. Section 3 prints wrong numbers: the first column of Q (rows 1 and 2)",
+        "and rows 1 and 2 of K (for example Q₁ = X'₁ W_q = [0.43, 1.77, 0.43, 1.77], since",
+        "columns 0 and 2 of Q both equal (x₀ + x₂) / 2), and section 4 inherits them. Section 4",
+        "also has arithmetic slips of its own, numbers that do not follow even from the chapter's",
+        "own printed inputs (Q Kᵀ from its Q and K, Output from its A and V):",
+        "",
+        *(
+            f"- {PRINTED[name].label} [{', '.join(map(str, index))}]: printed {printed:g}, "
+            f"its own inputs give {recomputed:.{PRINTED[name].decimals}f}"
+            for name, index, printed, recomputed in own_slips()
+        ),
         "",
         f"{len(rows)} numbers disagree.",
         "",

@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine.chapter import PRINTED, UNMASKED_WEIGHTS, E, errata, errata_markdown, worked_example
+from engine.chapter import (
+    PRINTED,
+    UNMASKED_WEIGHTS,
+    E,
+    errata,
+    errata_markdown,
+    own_slips,
+    worked_example,
+)
 from quizsvc.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,6 +84,22 @@ def test_errata_lists_the_wrong_numbers_and_not_the_right_ones():
 def test_printed_tables_have_the_shapes_of_the_quantities(ex):
     assert PRINTED["weights"].values.shape == ex.weights.shape
     assert E.shape == (6, 4)
+
+
+def test_section_4_slips_that_even_the_chapter_s_own_inputs_contradict():
+    # by hand from the printed rows: Q0 = [1, 1, 1, 1], K1 = [1.43, 0.84, 1.43, 0.84], so
+    # Q0·K1 = 4.54 (printed 3.54); Q1 = [1.43, 1.77, 0.43, 1.77]: Q1·K1 = 5.6334, ...
+    found = {
+        (name, index): (printed, round(value, 4)) for name, index, printed, value in own_slips()
+    }
+    assert found == {
+        ("raw_scores", (0, 1)): (3.54, 4.54),
+        ("raw_scores", (1, 1)): (5.78, 5.6334),
+        ("raw_scores", (1, 2)): (6.94, 6.6732),
+        ("raw_scores", (2, 1)): (4.56, 4.8164),
+        ("raw_scores", (2, 2)): (5.18, 4.2502),
+        ("output", (1, 1)): (1.043, 0.9421),  # 0.229·1.00 + 0.277·1.54 + 0.494·0.58
+    }
 
 
 def test_docs_errata_is_the_generated_table():
