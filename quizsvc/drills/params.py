@@ -102,14 +102,19 @@ class SoftmaxRowParams(DrillParams):
 
 class MaskedRowParams(DrillParams):
     n: int = _tokens()
-    # The decoder position i whose row is masked; drawn from 0 .. n-2 when open, so that
-    # at least one future position is masked.
+    # The decoder position i whose row is masked; when open, drawn from 1 .. n-2 (0 for
+    # n = 2): position 0 only sees itself, and the last row has no future to mask.
     position: int | None = _optional_index()
 
     @field_validator("position")
     @classmethod
-    def _position_in_sentence(cls, value: int | None, info: ValidationInfo) -> int | None:
-        _require_below(value, info, "n", "position")
+    def _position_with_a_future(cls, value: int | None, info: ValidationInfo) -> int | None:
+        n = info.data.get("n")
+        if value is not None and n is not None and value >= n - 1:
+            raise _error(
+                f"position must be less than n - 1 = {n - 1}: the last row has no future"
+                " position to mask"
+            )
         return value
 
 
@@ -150,6 +155,8 @@ class MultiHeadParams(DrillParams):
     @field_validator("head")
     @classmethod
     def _head_exists(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and info.data.get("part") == "concat_projection":
+            raise _error("head is only used with part: head_output (the projection uses all)")
         n_heads = info.data.get("n_heads")
         if value is not None and n_heads is not None and value > n_heads:
             raise _error(f"head counts from 1 and must be at most n_heads = {n_heads}")
@@ -193,6 +200,9 @@ class TeacherForcingLossParams(DrillParams):
     @field_validator("position")
     @classmethod
     def _position_in_decoder(cls, value: int | None, info: ValidationInfo) -> int | None:
+        reduction = info.data.get("reduction")
+        if value is not None and reduction is not None and reduction != "position":
+            raise _error(f"position is only used with reduction: position, not {reduction}")
         target_length = info.data.get("target_length")
         if value is not None and target_length is not None and value > target_length:
             raise _error(
