@@ -37,6 +37,8 @@ def validate_user_name(name: str) -> str:
 def validate_password(password: str) -> str:
     if not isinstance(password, str) or not password:
         raise InvalidPassword("the password is empty")
+    if not password.strip():
+        raise InvalidPassword("the password is only spaces")
     if len(password) < MIN_PASSWORD_LENGTH:
         raise InvalidPassword(
             f"the password is too short: use at least {MIN_PASSWORD_LENGTH} characters"

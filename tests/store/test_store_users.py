@@ -47,9 +47,18 @@ def test_duplicate_names_are_refused(session):
     assert [u.role for u in list_users(session)] == ["student"]
 
 
-@pytest.mark.parametrize("password", ["", "short", "1234567"])
-def test_empty_and_short_passwords_are_refused(session, password):
-    with pytest.raises(InvalidPassword):
+@pytest.mark.parametrize(
+    ("password", "message"),
+    [
+        ("", "empty"),
+        ("short", "too short"),
+        ("1234567", "too short"),
+        (" " * 8, "only spaces"),
+        ("\t \n" * 4, "only spaces"),
+    ],
+)
+def test_empty_short_and_blank_passwords_are_refused(session, password, message):
+    with pytest.raises(InvalidPassword, match=message):
         create_user(session, name="ada", role="student", password=password)
     assert list_users(session) == []
 
