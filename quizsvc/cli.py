@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Literal, NoReturn
 
 import click
 
@@ -153,13 +157,31 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(1)
 
 
-def _database_errors() -> tuple[type[Exception], ...]:
-    """What a command turns into a one-line error: refusals, and an unreachable database."""
-    from sqlalchemy.exc import OperationalError
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
 
-    from quizsvc.store import StoreError
 
-    return (StoreError, OperationalError)
+@contextlib.contextmanager
+def _fail_on_database_errors() -> Iterator[None]:
+    """Turn the store's refusals (a bad DATABASE_URL among them) and the database
+    driver's errors (unreachable, cannot be opened, permission denied) into a one-line
+    error naming the database."""
+    from sqlalchemy.exc import DBAPIError
+
+    from quizsvc.store import StoreError, database_url
+    from quizsvc.store.db import describe_database
+
+    try:
+        yield
+    except StoreError as exc:
+        _fail(_first_line(exc))
+    except DBAPIError as exc:
+        # The driver's own message ("unable to open database file"), without
+        # SQLAlchemy's statement and link, after the database it is about (its URL was
+        # parsed before any connection, so database_url() cannot fail here).
+        reason = _first_line(exc.orig if exc.orig is not None else exc)
+        _fail(f"{describe_database(database_url())}: {reason}")
 
 
 @main.group()
@@ -173,16 +195,14 @@ def db_upgrade(revision: str) -> None:
     """Apply the Alembic migrations (creates the SQLite file and instance/ if missing)."""
     from quizsvc.store import database_url, display_url, make_engine, migrate
 
-    url = database_url()
-    try:
+    with _fail_on_database_errors():
+        url = database_url()
         migrate.upgrade(url, revision)
         engine = make_engine(url)
         try:
             current = ", ".join(migrate.current_revisions(engine)) or "base"
         finally:
             engine.dispose()
-    except _database_errors() as exc:
-        _fail(str(exc).splitlines()[0])
     click.echo(f"database {display_url(url)} is at revision {current}")
 
 
@@ -192,15 +212,30 @@ def user() -> None:
 
 
 def _password_from_env_or_prompt() -> str:
-    import os
+    import getpass
+    import warnings
 
     from quizsvc.store import validate_password
 
     password = os.environ.get(PASSWORD_ENV)
     if password is None:
-        password = click.prompt(
-            "Password", hide_input=True, confirmation_prompt=True, default="", show_default=False
-        )
+        with warnings.catch_warnings():
+            # Without a terminal getpass warns, then falls back to reading stdin (where
+            # click meets its end and prints only "Aborted!"): say what to do instead.
+            warnings.simplefilter("error", getpass.GetPassWarning)
+            try:
+                password = click.prompt(
+                    "Password",
+                    hide_input=True,
+                    confirmation_prompt=True,
+                    default="",
+                    show_default=False,
+                )
+            except getpass.GetPassWarning:
+                _fail(
+                    f"no terminal to ask for the password on: set ${PASSWORD_ENV},"
+                    " or run this in a terminal"
+                )
     validate_password(password)
     return password
 
@@ -217,18 +252,20 @@ def user_demo() -> None:
     from quizsvc.store.migrate import require_up_to_date
     from quizsvc.store.users import user_exists
 
-    try:
-        sessions = make_session_factory(require_up_to_date())
-        for name, role in DEMO_USERS:
-            password = secrets.token_urlsafe(9)
-            with sessions() as session:
-                if user_exists(session, name):
-                    set_password(session, name, password)
-                else:
-                    create_user(session, name=name, role=role, password=password)
-            click.echo(f"demo {role}: user {name}, password {password}")
-    except _database_errors() as exc:
-        _fail(str(exc).splitlines()[0])
+    with _fail_on_database_errors():
+        engine = require_up_to_date()
+        try:
+            sessions = make_session_factory(engine)
+            for name, role in DEMO_USERS:
+                password = secrets.token_urlsafe(9)
+                with sessions() as session:
+                    if user_exists(session, name):
+                        set_password(session, name, password)
+                    else:
+                        create_user(session, name=name, role=role, password=password)
+                click.echo(f"demo {role}: user {name}, password {password}")
+        finally:
+            engine.dispose()
 
 
 @user.command("create")
@@ -248,28 +285,24 @@ def user_create(name: str, role: str, display_name: str | None) -> None:
     from quizsvc.store.migrate import require_up_to_date
     from quizsvc.store.users import user_exists, validate_user_name
 
-    try:
+    with _fail_on_database_errors():
         validate_user_name(name)
         engine = require_up_to_date()
-    except _database_errors() as exc:
-        _fail(str(exc).splitlines()[0])
-    sessions = make_session_factory(engine)
-    try:
-        # Checked before asking for a password, and again (atomically) when creating.
-        with sessions() as session:
-            begin_read_only(session)
-            taken = user_exists(session, name)
-        if taken:
-            _fail(f"a user named {name!r} already exists")
-        password = _password_from_env_or_prompt()
-        with sessions() as session:
-            created = create_user(
-                session, name=name, role=role, password=password, display_name=display_name
-            )
-    except _database_errors() as exc:
-        _fail(str(exc).splitlines()[0])
-    finally:
-        engine.dispose()
+        try:
+            sessions = make_session_factory(engine)
+            # Checked before asking for a password, and again (atomically) when creating.
+            with sessions() as session:
+                begin_read_only(session)
+                taken = user_exists(session, name)
+            if taken:
+                _fail(f"a user named {name!r} already exists")
+            password = _password_from_env_or_prompt()
+            with sessions() as session:
+                created = create_user(
+                    session, name=name, role=role, password=password, display_name=display_name
+                )
+        finally:
+            engine.dispose()
     click.echo(
         f"created {created.role} {created.name!r} (id {created.id}) in {display_url(engine.url)}"
     )
@@ -286,24 +319,20 @@ def user_password(name: str) -> None:
     from quizsvc.store.migrate import require_up_to_date
     from quizsvc.store.users import user_exists
 
-    try:
+    with _fail_on_database_errors():
         engine = require_up_to_date()
-    except _database_errors() as exc:
-        _fail(str(exc).splitlines()[0])
-    sessions = make_session_factory(engine)
-    try:
-        with sessions() as session:
-            begin_read_only(session)
-            known = user_exists(session, name)
-        if not known:
-            _fail(f"no user named {name!r}")
-        password = _password_from_env_or_prompt()
-        with sessions() as session:
-            set_password(session, name, password)
-    except _database_errors() as exc:
-        _fail(str(exc).splitlines()[0])
-    finally:
-        engine.dispose()
+        try:
+            sessions = make_session_factory(engine)
+            with sessions() as session:
+                begin_read_only(session)
+                known = user_exists(session, name)
+            if not known:
+                _fail(f"no user named {name!r}")
+            password = _password_from_env_or_prompt()
+            with sessions() as session:
+                set_password(session, name, password)
+        finally:
+            engine.dispose()
     click.echo(f"{name!r} has a new password; their browser sessions are signed out")
 
 
@@ -313,16 +342,14 @@ def user_list() -> None:
     from quizsvc.store import begin_read_only, list_users, make_session_factory
     from quizsvc.store.migrate import require_up_to_date
 
-    try:
+    with _fail_on_database_errors():
         engine = require_up_to_date()
-    except _database_errors() as exc:
-        _fail(str(exc).splitlines()[0])
-    try:
-        with make_session_factory(engine)() as session:
-            begin_read_only(session)
-            users = list_users(session)
-    finally:
-        engine.dispose()
+        try:
+            with make_session_factory(engine)() as session:
+                begin_read_only(session)
+                users = list_users(session)
+        finally:
+            engine.dispose()
     if not users:
         click.echo("no users")
         return
@@ -343,24 +370,20 @@ def user_token(name: str) -> None:
     from quizsvc.store import issue_api_token, make_session_factory
     from quizsvc.store.migrate import require_up_to_date
 
-    try:
+    with _fail_on_database_errors():
         engine = require_up_to_date()
-    except _database_errors() as exc:
-        _fail(str(exc).splitlines()[0])
-    try:
-        with make_session_factory(engine)() as session:
-            token = issue_api_token(session, name)
-    except _database_errors() as exc:
-        _fail(str(exc).splitlines()[0])
-    finally:
-        engine.dispose()
+        try:
+            with make_session_factory(engine)() as session:
+                token = issue_api_token(session, name)
+        finally:
+            engine.dispose()
     click.echo(token)
 
 
 # --- reports ------------------------------------------------------------------------------
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
 
     from sqlalchemy.orm import Session
 
@@ -385,7 +408,10 @@ def _out_option(command: Callable) -> Callable:
         metavar="FILE",
         default="-",
         show_default=True,
-        help="Where to write: a file (replaced only once complete), or - for stdout.",
+        help=(
+            "Where to write: - for stdout; a file (replaced only once complete; through a"
+            " symlink, its target); a FIFO or a character device (written as it goes)."
+        ),
     )(command)
 
 
@@ -394,7 +420,7 @@ def _read_reports(work: Callable[[Session], None]) -> None:
     from quizsvc.store import begin_read_only, make_session_factory
     from quizsvc.store.migrate import require_up_to_date
 
-    try:
+    with _fail_on_database_errors():
         engine = require_up_to_date()
         try:
             with make_session_factory(engine)() as session:
@@ -402,65 +428,145 @@ def _read_reports(work: Callable[[Session], None]) -> None:
                 work(session)
         finally:
             engine.dispose()
-    except _database_errors() as exc:
-        _fail(str(exc).splitlines()[0])
 
 
-def _write_chunks(out: str, chunks: Iterator[bytes]) -> None:
-    """Write ``chunks`` to stdout (``-``) or to the file ``out``.
+@dataclass(frozen=True)
+class _Output:
+    """Where a report goes, decided by :func:`_output_for` before any work is done."""
 
-    A file is written under a temporary name in its directory (mode 0600: it holds
-    students' work) and renamed over ``out`` only once complete, so a failed export never
-    leaves a truncated file behind.  A reader that stops early (``| head``) ends the
-    export quietly.  However it ends, the chunks (and so their database cursors) are
-    closed here, while the session is still open.
+    name: str  # as given with --out, for messages
+    how: Literal["stdout", "stderr", "replace", "write-through"]
+    path: Path | None = None  # the file to replace or the FIFO/device to write to
+
+
+def _output_for(out: str) -> _Output:
+    """How to write to ``out`` (``-`` is stdout); a one-line error if it cannot be written.
+
+    - One of this process's own standard streams, by any name (``/dev/stdout``, or a file
+      the shell redirected stdout to): written as that stream, so ``>>`` still appends.
+    - A regular file or a new path: written under a temporary name and renamed over it
+      once complete.  A symlink is followed: its target is replaced, the link stays.
+    - A character device or a FIFO: opened and written in place; renaming a file over it
+      would delete the node (``/dev/full``) or leave the reader waiting forever.
+    - Anything else (a directory, a socket, a block device) is refused.
     """
-    import os
-    import tempfile
+    import stat
+    import sys
 
+    if out == "-":
+        return _Output(out, "stdout")
+    if not out:
+        _fail("the output path is empty (give a file, or - for stdout)")
     try:
-        if out == "-":
-            _write_stdout(chunks)
-            return
-        target = Path(out)
-        try:
-            descriptor, temporary = tempfile.mkstemp(
-                dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-            )
-        except OSError as exc:
-            _fail(f"cannot write {out}: {exc.strerror or exc}")
-        try:
-            with os.fdopen(descriptor, "wb") as file:
-                for chunk in chunks:
-                    file.write(chunk)
-            os.replace(temporary, target)
-        except OSError as exc:
-            Path(temporary).unlink(missing_ok=True)
-            _fail(f"cannot write {out}: {exc.strerror or exc}")
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        status = os.stat(out)
+    except FileNotFoundError:
+        status = None  # a new file, or a symlink whose target does not exist yet
+    except OSError as exc:
+        _fail(f"cannot write {out}: {exc.strerror or exc}")
+    if status is not None:
+        for how, stream in (("stdout", sys.stdout), ("stderr", sys.stderr)):
+            if _is_open_as(stream, status):
+                return _Output(out, how)
+        if stat.S_ISCHR(status.st_mode) or stat.S_ISFIFO(status.st_mode):
+            return _Output(out, "write-through", Path(out))
+        if stat.S_ISDIR(status.st_mode):
+            _fail(f"cannot write {out}: it is a directory")
+        if not stat.S_ISREG(status.st_mode):
+            _fail(f"cannot write {out}: not a regular file, a FIFO or a character device")
+    target = Path(os.path.realpath(out))
+    if not target.parent.is_dir():
+        _fail(f"cannot write {out}: there is no directory {target.parent}")
+    return _Output(out, "replace", target)
+
+
+def _is_open_as(stream: object, status: os.stat_result) -> bool:
+    """True if ``stream`` (sys.stdout, say) is the file ``status`` describes."""
+    try:
+        own = os.fstat(stream.fileno())  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):  # none, closed, or a buffer (CliRunner)
+        return False
+    return os.path.samestat(own, status)
+
+
+def _write_chunks(output: _Output, chunks: Iterator[bytes]) -> None:
+    """Write ``chunks`` to ``output`` (see :func:`_output_for`).
+
+    A replaced file is written under a temporary name in its directory (mode 0600: it
+    holds students' work) and renamed over the target only once complete, so a failed
+    export never leaves a truncated file behind.  A reader that stops early (``| head``)
+    ends the export quietly.  However it ends, the chunks (and so their database
+    cursors) are closed here, while the session is still open.
+    """
+    try:
+        if output.how in ("stdout", "stderr"):
+            _write_standard_stream(output.how, chunks)
+        elif output.how == "write-through":
+            _write_through(output, chunks)
+        else:
+            _write_replacing(output, chunks)
     finally:
         close = getattr(chunks, "close", None)
         if close is not None:
             close()
 
 
-def _write_stdout(chunks: Iterator[bytes]) -> None:
-    import contextlib
-    import os
+def _write_replacing(output: _Output, chunks: Iterator[bytes]) -> None:
+    import tempfile
+
+    assert output.path is not None
+    target = output.path
+    try:
+        descriptor, temporary = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+        )
+    except OSError as exc:
+        _fail(f"cannot write {output.name}: {exc.strerror or exc}")
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            for chunk in chunks:
+                file.write(chunk)
+        os.replace(temporary, target)
+    except OSError as exc:
+        Path(temporary).unlink(missing_ok=True)
+        _fail(f"cannot write {output.name}: {exc.strerror or exc}")
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _write_through(output: _Output, chunks: Iterator[bytes]) -> None:
+    assert output.path is not None
+    try:
+        # Neither O_CREAT nor O_TRUNC: if the node went away meanwhile, this fails rather
+        # than leave a plain file in its place.
+        descriptor = os.open(output.path, os.O_WRONLY | os.O_NOCTTY)
+        with os.fdopen(descriptor, "wb") as file:
+            for chunk in chunks:
+                file.write(chunk)
+    except OSError as exc:
+        _fail(f"cannot write {output.name}: {exc.strerror or exc}")
+
+
+def _write_standard_stream(name: Literal["stdout", "stderr"], chunks: Iterator[bytes]) -> None:
     import sys
 
+    standard = sys.stdout if name == "stdout" else sys.stderr
+    # Binary, and left open by the with statement (click's stdout is what CliRunner captures).
+    binary = (
+        click.open_file("-", "wb")
+        if name == "stdout"
+        else contextlib.nullcontext(sys.stderr.buffer)
+    )
     try:
-        with click.open_file("-", "wb") as stdout:  # binary stdout, left open
+        with binary as stream:
             for chunk in chunks:
-                stdout.write(chunk)
-            stdout.flush()
+                stream.write(chunk)
+            stream.flush()
     except BrokenPipeError:
-        # Python's documented recipe: point stdout at devnull so that the interpreter's
-        # last flush does not fail again.
+        # Python's documented recipe: point the stream at devnull so that the
+        # interpreter's last flush does not fail again.
         with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            os.dup2(os.open(os.devnull, os.O_WRONLY), standard.fileno())
         raise SystemExit(1) from None
 
 
@@ -472,8 +578,9 @@ def report_gradebook(out: str, content_dir: Path | None) -> None:
     questions' scores, each drill skill's mastery, the total and the last activity."""
     from quizsvc.reports import gradebook_csv_chunks
 
+    output = _output_for(out)
     bank = _load_bank_or_exit(content_dir or DEFAULT_CONTENT_DIR)
-    _read_reports(lambda session: _write_chunks(out, gradebook_csv_chunks(session, bank)))
+    _read_reports(lambda session: _write_chunks(output, gradebook_csv_chunks(session, bank)))
 
 
 @report.command("events")
@@ -492,9 +599,10 @@ def report_events(output_format: str, out: str, content_dir: Path | None) -> Non
     (streamed: any number of rows in constant memory)."""
     from quizsvc.reports import events_csv_chunks, events_jsonl_chunks
 
+    output = _output_for(out)
     bank = _load_bank_or_exit(content_dir or DEFAULT_CONTENT_DIR)
     export = events_csv_chunks if output_format == "csv" else events_jsonl_chunks
-    _read_reports(lambda session: _write_chunks(out, export(session, bank)))
+    _read_reports(lambda session: _write_chunks(output, export(session, bank)))
 
 
 @report.command("items")

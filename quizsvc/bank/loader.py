@@ -18,6 +18,7 @@ run.  Bad content never raises anything but ``BankError``.
 from __future__ import annotations
 
 import hashlib
+import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -219,14 +220,20 @@ def _read_content_files(directory: Path, errors: list[ContentError]) -> dict[str
     """Every YAML file in a chapter directory, keyed by its ``/``-separated relative path.
 
     Hidden files and directories (editor and VCS droppings) are skipped.  A YAML file
-    anywhere else is reported: the author clearly meant it to be loaded.
+    anywhere else is reported: the author clearly meant it to be loaded.  So is a YAML
+    name that is not a regular file (a directory, a broken or looping symlink, a FIFO).
     """
     files: dict[str, bytes] = {}
     for path in sorted(directory.rglob("*")):
         relative = path.relative_to(directory)
-        if any(part.startswith(".") for part in relative.parts) or not path.is_file():
+        if any(part.startswith(".") for part in relative.parts):
             continue
         relative_path = relative.as_posix()
+        is_yaml_name = path.suffix == YAML_SUFFIX or path.suffix in _OTHER_YAML_SUFFIXES
+        if not path.is_file():
+            if is_yaml_name:
+                errors.append(ContentError(relative_path, "", None, _not_a_file(path)))
+            continue
         if path.suffix in _OTHER_YAML_SUFFIXES:
             errors.append(ContentError(relative_path, "", None, "rename to .yaml"))
             continue
@@ -250,6 +257,17 @@ def _read_content_files(directory: Path, errors: list[ContentError]) -> dict[str
     if not files and not errors:
         errors.append(ContentError(".", "", None, "no chapters found (no content/<chapter-id>/)"))
     return files
+
+
+def _not_a_file(path: Path) -> str:
+    """Why ``path``, which is not a regular file (following symlinks), cannot be read."""
+    try:
+        status = path.stat()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        # A symlink to nothing, or a loop of symlinks.
+        return f"cannot follow the symlink: {reason}" if path.is_symlink() else reason
+    return "a directory, not a file" if stat.S_ISDIR(status.st_mode) else "not a regular file"
 
 
 def _chapter_directories(files: Mapping[str, bytes]) -> list[str]:

@@ -17,7 +17,10 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
+
+from quizsvc.store.errors import StoreError
 
 # The repository's instance/ (git-ignored), next to the quizsvc package, like content/.
 INSTANCE_DIR = Path(__file__).resolve().parents[2] / "instance"
@@ -30,18 +33,43 @@ DEFAULT_BUSY_TIMEOUT_MS = 30_000
 _READ_ONLY = "quizsvc_read_only"
 
 
+# What a database URL looks like, for the message about one that does not parse.
+_URL_FORM = (
+    "dialect+driver://user:password@host:port/database"
+    " (e.g. sqlite:///path/to/quizsvc.sqlite3 or postgresql://user@host/quizsvc)"
+)
+
+
 def database_url(environ: dict[str, str] | None = None) -> str:
-    """``DATABASE_URL`` if set, else the SQLite file ``instance/quizsvc.sqlite3``."""
+    """``DATABASE_URL`` if set, else the SQLite file ``instance/quizsvc.sqlite3``.
+
+    StoreError if ``DATABASE_URL`` is not a database URL.
+    """
     environ = os.environ if environ is None else environ
     url = environ.get("DATABASE_URL", "").strip()
     if not url:
         return f"sqlite:///{DEFAULT_SQLITE_PATH}"
-    return normalize_url(url)
+    return _normalized(_parse_url(url, "DATABASE_URL"))
 
 
 def normalize_url(url: str | URL) -> str:
-    """Point bare ``postgres://`` / ``postgresql://`` URLs at psycopg 3, the driver we install."""
-    parsed = make_url(url)
+    """Point bare ``postgres://`` / ``postgresql://`` URLs at psycopg 3, the driver we install.
+
+    StoreError if ``url`` is not a database URL.
+    """
+    return _normalized(_parse_url(url, "the database URL"))
+
+
+def _parse_url(url: str | URL, name: str) -> URL:
+    try:
+        return make_url(url)
+    except (ArgumentError, ValueError):
+        # SQLAlchemy's message may quote the whole URL, password included, and so would
+        # a chained traceback: the message names the problem without the URL.
+        raise StoreError(f"{name} is not a database URL of the form {_URL_FORM}") from None
+
+
+def _normalized(parsed: URL) -> str:
     if parsed.drivername in {"postgres", "postgresql"}:
         parsed = parsed.set(drivername="postgresql+psycopg")
     return parsed.render_as_string(hide_password=False)
@@ -52,26 +80,66 @@ def display_url(url: str | URL) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
+def sqlite_file(url: str | URL) -> Path | None:
+    """The absolute path of a SQLite database file; None for another database, an
+    in-memory one, or a ``file:`` URI (whose path and options SQLite interprets)."""
+    parsed = _parse_url(url, "the database URL")
+    database = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:":
+        return None
+    if database.startswith("file:"):
+        return None
+    # As the sqlite3 driver opens it: relative to the working directory, no ``~``.
+    return Path(os.path.abspath(database))
+
+
+def describe_database(url: str | URL) -> str:
+    """``SQLite database PATH`` or ``database URL`` (password masked), for messages."""
+    path = sqlite_file(url)
+    return f"SQLite database {path}" if path is not None else f"database {display_url(url)}"
+
+
 def make_engine(
     url: str | URL | None = None,
     *,
     busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+    create_if_missing: bool = True,
     **kwargs: Any,
 ) -> Engine:
     """An engine for ``url`` (default: :func:`database_url`), set up as described above.
 
-    For a SQLite file the parent directory is created if it is missing.  Extra keyword
-    arguments go to :func:`sqlalchemy.create_engine`.
+    For a SQLite file the parent directory is created if it is missing, and SQLite
+    creates the file on the first connection; with ``create_if_missing=False`` neither
+    happens (connecting to a missing file fails).  StoreError if the URL does not
+    parse, names no dialect SQLAlchemy knows, or needs a driver that is not installed.
+    Extra keyword arguments go to :func:`sqlalchemy.create_engine`.
     """
     parsed = make_url(normalize_url(url if url is not None else database_url()))
     if parsed.get_backend_name() != "sqlite":
         kwargs.setdefault("pool_pre_ping", True)
-        return create_engine(parsed, **kwargs)
+        return _create_engine(parsed, kwargs)
 
-    database = parsed.database or ""
-    if database and database != ":memory:" and not database.startswith("file:"):
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(parsed, **kwargs)
+    path = sqlite_file(parsed)
+    if path is not None and create_if_missing:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the directory {path.parent} for the SQLite database {path}:"
+                f" {exc.strerror or exc}"
+            ) from None
+    engine = _create_engine(parsed, kwargs)
+
+    if path is not None and not create_if_missing:
+
+        @event.listens_for(engine, "do_connect")
+        def _open_existing_file_only(
+            _dialect: Any, _record: Any, cargs: list[Any], cparams: dict[str, Any]
+        ) -> None:
+            # SQLite creates a missing file when it opens it read-write; its URI form
+            # with mode=rw opens only an existing one (as_uri percent-encodes the path).
+            cargs[0] = f"{path.as_uri()}?mode=rw"
+            cparams["uri"] = True
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -95,6 +163,22 @@ def make_engine(
             connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
+
+
+def _create_engine(parsed: URL, kwargs: dict[str, Any]) -> Engine:
+    """create_engine, with an unknown dialect or a missing driver as a StoreError."""
+    try:
+        return create_engine(parsed, **kwargs)
+    except NoSuchModuleError:
+        raise StoreError(
+            f"cannot use the database URL {display_url(parsed)}: SQLAlchemy knows no"
+            f" database dialect or driver named {parsed.drivername!r}"
+        ) from None
+    except ImportError as exc:
+        raise StoreError(
+            f"cannot use the database URL {display_url(parsed)}: its driver is not"
+            f" installed ({exc})"
+        ) from None
 
 
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:

@@ -15,9 +15,10 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import Engine
 
-from quizsvc.store.db import database_url, make_engine, normalize_url
+from quizsvc.store.db import database_url, make_engine, normalize_url, sqlite_file
 from quizsvc.store.errors import StoreError
 
 REPOSITORY_MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
@@ -44,11 +45,21 @@ def alembic_config(url: str | None = None) -> Config:
 
 
 def upgrade(url: str | None = None, revision: str = "head") -> None:
-    command.upgrade(alembic_config(url), revision)
+    """Migrate up to ``revision``; StoreError for a revision Alembic cannot reach."""
+    config = alembic_config(url)
+    try:
+        command.upgrade(config, revision)
+    except CommandError as exc:
+        raise StoreError(f"cannot upgrade to revision {revision!r}: {exc}") from None
 
 
 def downgrade(url: str | None = None, revision: str = "base") -> None:
-    command.downgrade(alembic_config(url), revision)
+    """Migrate down to ``revision``; StoreError for a revision Alembic cannot reach."""
+    config = alembic_config(url)
+    try:
+        command.downgrade(config, revision)
+    except CommandError as exc:
+        raise StoreError(f"cannot downgrade to revision {revision!r}: {exc}") from None
 
 
 def head_revisions() -> tuple[str, ...]:
@@ -65,9 +76,22 @@ def is_up_to_date(engine: Engine) -> bool:
 
 
 def require_up_to_date(url: str | None = None) -> Engine:
-    """An engine for ``url``, or StoreError if its schema is not at the latest migration."""
-    engine = make_engine(url)
-    if not is_up_to_date(engine):
+    """An engine for ``url`` (default: ``DATABASE_URL``), or StoreError if there is no
+    database yet or its schema is not at the latest migration.
+
+    Creates nothing: only ``quizsvc db upgrade`` (:func:`upgrade`) makes a database.
+    """
+    url = normalize_url(url or database_url())
+    path = sqlite_file(url)
+    if path is not None and not path.exists():
+        raise StoreError(f"no database at {path}: run `quizsvc db upgrade`")
+    engine = make_engine(url, create_if_missing=False)
+    try:
+        up_to_date = is_up_to_date(engine)
+    except BaseException:
+        engine.dispose()
+        raise
+    if not up_to_date:
         engine.dispose()
         raise StoreError("the database is not at the latest migration: run `quizsvc db upgrade`")
     return engine

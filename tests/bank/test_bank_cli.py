@@ -95,3 +95,12 @@ def test_missing_directory_is_a_usage_error(tmp_path: Path) -> None:
     result = run(str(tmp_path / "nope"))
     assert result.exit_code == 2
     assert "does not exist" in result.stderr
+
+
+def test_a_yaml_name_that_is_not_a_file_is_printed_as_an_error(make_content) -> None:
+    root = make_content({"ch/q.yaml": GOOD})
+    (root / "ch" / "extra.yaml").mkdir()
+    result = run(str(root))
+    assert result.exit_code == 1
+    assert result.stdout == "ch/extra.yaml:?: <document>: a directory, not a file\n"
+    assert result.stderr == f"1 content error(s) in {root}\n"

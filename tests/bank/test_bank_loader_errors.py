@@ -6,6 +6,7 @@ The ``content_errors`` fixture adds a valid ``ch/chapter.yaml``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import pytest
@@ -328,6 +329,40 @@ def test_yaml_outside_a_chapter_directory(content_errors: Errors) -> None:
 def test_yml_extension_is_reported_not_ignored(content_errors: Errors) -> None:
     errors = content_errors({"ch/q.yaml": SINGLE_CHOICE, "ch/drills.yml": DRILL})
     assert only(errors) == ContentError("ch/drills.yml", "", None, "rename to .yaml")
+
+
+def test_yaml_names_that_are_not_regular_files_are_reported_not_ignored(
+    make_content, drill_kinds
+) -> None:
+    root = make_content({"ch/q.yaml": SINGLE_CHOICE})
+    chapter = root / "ch"
+    (chapter / "extra.yaml").mkdir()
+    (chapter / "loop.yaml").symlink_to("loop.yaml")
+    (chapter / "gone.yaml").symlink_to("nowhere.yaml")
+    (chapter / "old.yml").mkdir()
+    os.mkfifo(chapter / "pipe.yaml")
+    # Not YAML names: ignored as before, whatever they are.
+    (chapter / "images").mkdir()
+    (chapter / "figure.png").symlink_to("missing.png")
+    with pytest.raises(BankError) as caught:
+        load_bank(root, drill_kinds)
+    assert list(caught.value.errors) == [
+        ContentError("ch/extra.yaml", "", None, "a directory, not a file"),
+        ContentError(
+            "ch/gone.yaml", "", None, "cannot follow the symlink: No such file or directory"
+        ),
+        ContentError(
+            "ch/loop.yaml", "", None, "cannot follow the symlink: Too many levels of symbolic links"
+        ),
+        ContentError("ch/old.yml", "", None, "a directory, not a file"),
+        ContentError("ch/pipe.yaml", "", None, "not a regular file"),
+    ]
+
+
+def test_a_symlink_to_a_yaml_file_is_content(make_content, drill_kinds) -> None:
+    root = make_content({"shared/q.yaml.txt": SINGLE_CHOICE, "ch/notes.txt": "notes"})
+    (root / "ch" / "q.yaml").symlink_to(root / "shared" / "q.yaml.txt")
+    assert list(load_bank(root, drill_kinds).questions) == ["q1"]
 
 
 def test_two_chapters_with_the_same_order(content_errors: Errors) -> None:

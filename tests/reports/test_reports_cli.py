@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import select
+import stat
+import subprocess
+import sys
+import threading
+import tty
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -82,11 +90,55 @@ def test_items_prints_the_table(db, url, content_dir):
 
 
 def test_a_database_that_is_not_migrated_is_a_one_line_error(empty_db_url, content_dir, tmp_path):
+    engine = make_engine(empty_db_url)
+    with engine.connect():  # the database exists (on SQLite, an empty file)
+        pass
+    engine.dispose()
     out = tmp_path / "gradebook.csv"
     result = invoke(empty_db_url, "gradebook", "--out", str(out), "--content", str(content_dir))
-    assert result.exit_code == 1
-    assert result.output.startswith("error: the database is not at the latest migration")
+    assert (result.exit_code, result.output) == (
+        1,
+        "error: the database is not at the latest migration: run `quizsvc db upgrade`\n",
+    )
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "args", [("items",), ("gradebook",), ("events",)], ids=lambda args: args[0]
+)
+def test_a_missing_sqlite_database_is_named_and_not_created(args, content_dir, tmp_path):
+    path = tmp_path / "missing" / "dir" / "quizsvc.sqlite3"
+    result = invoke(f"sqlite:///{path}", *args, "--content", str(content_dir))
+    assert (result.exit_code, result.output) == (
+        1,
+        f"error: no database at {path}: run `quizsvc db upgrade`\n",
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "args", [("items",), ("gradebook",), ("events",)], ids=lambda args: args[0]
+)
+@pytest.mark.parametrize(
+    ("bad_url", "message"),
+    [
+        (
+            "not a url",
+            "DATABASE_URL is not a database URL of the form"
+            " dialect+driver://user:password@host:port/database"
+            " (e.g. sqlite:///path/to/quizsvc.sqlite3 or postgresql://user@host/quizsvc)",
+        ),
+        (
+            "bogus://u:s3cret@db/quiz",
+            "cannot use the database URL bogus://u:***@db/quiz: SQLAlchemy knows no database"
+            " dialect or driver named 'bogus'",
+        ),
+    ],
+    ids=["unparsable", "unknown-dialect"],
+)
+def test_a_bad_database_url_is_a_one_line_error(args, bad_url, message, content_dir):
+    result = invoke(bad_url, *args, "--content", str(content_dir))
+    assert (result.exit_code, result.output) == (1, f"error: {message}\n")
 
 
 def test_invalid_content_lists_its_errors(url, tmp_path):
@@ -116,10 +168,167 @@ def test_a_failed_export_leaves_the_previous_file_alone(
     assert [p.name for p in out.parent.iterdir()] == ["gradebook.csv"]
 
 
-def test_an_unwritable_destination_is_a_one_line_error(db, url, content_dir, tmp_path):
-    for out in (tmp_path / "missing" / "gradebook.csv", tmp_path):  # no directory; a directory
-        result = invoke(url, "gradebook", "--out", str(out), "--content", str(content_dir))
-        assert result.exit_code == 1
-        assert result.output.startswith(f"error: cannot write {out}: ")
-        assert "Traceback" not in result.output
-    assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
+@pytest.mark.parametrize("command", ["gradebook", "events"])
+def test_an_unwritable_destination_is_a_one_line_error(db, url, content_dir, out_dir, command):
+    (out_dir / "notes.txt").write_bytes(b"notes")
+    for out, problem in [
+        (out_dir / "missing" / "gradebook.csv", f"there is no directory {out_dir}/missing"),
+        (out_dir, "it is a directory"),
+        (out_dir / "notes.txt" / "gradebook.csv", "Not a directory"),
+    ]:
+        result = invoke(url, command, "--out", str(out), "--content", str(content_dir))
+        assert (result.exit_code, result.output) == (1, f"error: cannot write {out}: {problem}\n")
+    assert sorted(p.name for p in out_dir.iterdir()) == ["notes.txt"]
+    assert (out_dir / "notes.txt").read_bytes() == b"notes"
+
+
+@pytest.mark.parametrize("command", ["gradebook", "events"])
+def test_an_empty_output_path_is_named(db, url, content_dir, command):
+    result = invoke(url, command, "--out", "", "--content", str(content_dir))
+    assert (result.exit_code, result.output) == (
+        1,
+        "error: the output path is empty (give a file, or - for stdout)\n",
+    )
+
+
+@pytest.fixture
+def out_dir(tmp_path: Path) -> Path:
+    """A directory for the reports alone (tmp_path holds the SQLite database too)."""
+    directory = tmp_path / "out"
+    directory.mkdir()
+    return directory
+
+
+def expected_gradebook(sessions, bank) -> bytes:
+    with sessions() as session:
+        return b"".join(gradebook_csv_chunks(session, bank))
+
+
+def test_a_symlink_keeps_pointing_at_its_target_which_gets_the_report(
+    db, url, content_dir, bank, out_dir
+):
+    sessions, _ = db
+    (out_dir / "exports").mkdir()
+    target = out_dir / "exports" / "gradebook.csv"
+    target.write_bytes(b"yesterday's gradebook")
+    link = out_dir / "latest.csv"
+    link.symlink_to(Path("exports") / "gradebook.csv")  # relative, as people write them
+    result = invoke(url, "gradebook", "--out", str(link), "--content", str(content_dir))
+    assert (result.exit_code, result.output) == (0, "")
+    assert link.is_symlink() and os.readlink(link) == "exports/gradebook.csv"
+    assert target.read_bytes() == expected_gradebook(sessions, bank)
+    assert sorted(p.name for p in out_dir.iterdir()) == ["exports", "latest.csv"]
+    assert [p.name for p in target.parent.iterdir()] == ["gradebook.csv"]
+
+
+def test_a_symlink_to_a_file_not_yet_there_creates_its_target(db, url, content_dir, bank, out_dir):
+    sessions, _ = db
+    link = out_dir / "latest.csv"
+    link.symlink_to(out_dir / "gradebook.csv")
+    result = invoke(url, "gradebook", "--out", str(link), "--content", str(content_dir))
+    assert (result.exit_code, result.output) == (0, "")
+    assert link.is_symlink() and os.readlink(link) == str(out_dir / "gradebook.csv")
+    assert (out_dir / "gradebook.csv").read_bytes() == expected_gradebook(sessions, bank)
+
+
+def read_all_in_a_thread(path: Path) -> tuple[threading.Thread, list[bytes]]:
+    """Start reading ``path`` to its end; the bytes land in the list."""
+    received: list[bytes] = []
+
+    def read() -> None:
+        with open(path, "rb") as fifo:
+            received.append(fifo.read())
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread, received
+
+
+def test_a_fifo_is_written_through_and_stays_a_fifo(db, url, content_dir, bank, out_dir):
+    sessions, _ = db
+    fifo = out_dir / "gradebook.fifo"
+    os.mkfifo(fifo)
+    reader, received = read_all_in_a_thread(fifo)
+    result = invoke(url, "gradebook", "--out", str(fifo), "--content", str(content_dir))
+    reader.join(timeout=10)
+    assert (result.exit_code, result.output) == (0, "")
+    assert b"".join(received) == expected_gradebook(sessions, bank)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert [p.name for p in out_dir.iterdir()] == ["gradebook.fifo"]
+
+
+def test_a_terminal_is_written_through(db, url, content_dir, bank):
+    # A pseudo-terminal of this test's own, in raw mode so that bytes pass unchanged: the
+    # character device `--out /dev/stdout` names when run in a terminal.  (Nothing can be
+    # created in /dev/pts, so no version of the command could replace the node.)
+    sessions, _ = db
+    expected = expected_gradebook(sessions, bank)
+    assert len(expected) < 4096  # fits the terminal's buffer: nobody reads while it writes
+    controller, terminal = os.openpty()
+    try:
+        tty.setraw(terminal)
+        device = os.ttyname(terminal)
+        result = invoke(url, "gradebook", "--out", device, "--content", str(content_dir))
+        assert (result.exit_code, result.output) == (0, "")
+        received = b""
+        while len(received) < len(expected) and select.select([controller], [], [], 5)[0]:
+            received += os.read(controller, 65536)
+        assert received == expected
+        assert stat.S_ISCHR(os.stat(device).st_mode)
+    finally:
+        os.close(terminal)
+        os.close(controller)
+
+
+# /dev/stdout by another name: /dev/fd/1 goes through the same link into /proc/self/fd,
+# but no version of the command could ever rename a file over it (nothing can be created
+# in /proc), whereas /dev is writable for root.
+STDOUT_BY_PATH = "/dev/fd/1"
+
+
+def run_quizsvc(
+    url: str, *args: str, stdout, stderr=subprocess.PIPE
+) -> subprocess.CompletedProcess:
+    """The real command in a process of its own, with these standard output and error."""
+    return subprocess.run(
+        [sys.executable, "-c", "from quizsvc.cli import main; main()", *args],
+        env={**os.environ, "DATABASE_URL": url},
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_stdout_by_path_is_the_pipe_stdout_is(db, url, content_dir, bank):
+    sessions, _ = db
+    args = ("report", "gradebook", "--out", STDOUT_BY_PATH, "--content", str(content_dir))
+    result = run_quizsvc(url, *args, stdout=subprocess.PIPE)
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout == expected_gradebook(sessions, bank)
+
+
+def test_stdout_by_path_appends_to_the_file_stdout_appends_to(db, url, content_dir, bank, out_dir):
+    # `quizsvc report gradebook --out /dev/stdout >> log`: replacing the file would lose
+    # what the log held before.
+    sessions, _ = db
+    log = out_dir / "log"
+    log.write_bytes(b"earlier lines\n")
+    args = ("report", "gradebook", "--out", STDOUT_BY_PATH, "--content", str(content_dir))
+    with open(log, "ab") as appending:
+        result = run_quizsvc(url, *args, stdout=appending)
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert log.read_bytes() == b"earlier lines\n" + expected_gradebook(sessions, bank)
+    assert [p.name for p in out_dir.iterdir()] == ["log"]
+
+
+def test_stderr_by_path_appends_to_the_file_stderr_appends_to(db, url, content_dir, bank, out_dir):
+    sessions, _ = db
+    log = out_dir / "log"
+    log.write_bytes(b"earlier lines\n")
+    args = ("report", "gradebook", "--out", "/dev/fd/2", "--content", str(content_dir))
+    with open(log, "ab") as appending:
+        result = run_quizsvc(url, *args, stdout=subprocess.PIPE, stderr=appending)
+    assert (result.returncode, result.stdout) == (0, b"")
+    assert log.read_bytes() == b"earlier lines\n" + expected_gradebook(sessions, bank)

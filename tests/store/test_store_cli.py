@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import subprocess
+import sys
+
 import pytest
 from click.testing import CliRunner
 
@@ -190,3 +195,118 @@ def test_user_password_refusals_name_the_problem_and_change_nothing(
     assert message in result.output and "Traceback" not in result.output
     (ada,) = users(upgraded)
     assert verify_password(ada.password_hash, "first one")
+
+
+# --- what the commands say about a database they cannot use -------------------------------
+
+# Every command that opens the database, with the arguments it needs.
+DATABASE_COMMANDS = [
+    ("db", "upgrade"),
+    ("user", "list"),
+    ("user", "token", "ada"),
+    ("user", "demo"),
+    ("user", "create", "ada", "--role", "student"),
+    ("user", "password", "ada"),
+]
+URL_FORM = (
+    "dialect+driver://user:password@host:port/database"
+    " (e.g. sqlite:///path/to/quizsvc.sqlite3 or postgresql://user@host/quizsvc)"
+)
+
+
+@pytest.mark.parametrize("args", DATABASE_COMMANDS, ids=" ".join)
+@pytest.mark.parametrize(
+    ("bad_url", "message"),
+    [
+        ("not a url", f"DATABASE_URL is not a database URL of the form {URL_FORM}"),
+        (
+            "postgresql://u:s3cret@db:port/quiz",
+            f"DATABASE_URL is not a database URL of the form {URL_FORM}",
+        ),
+        (
+            "bogus://u:s3cret@db/quiz",
+            "cannot use the database URL bogus://u:***@db/quiz: SQLAlchemy knows no database"
+            " dialect or driver named 'bogus'",
+        ),
+        (
+            "mysql://u:s3cret@127.0.0.1:1/x",
+            "cannot use the database URL mysql://u:***@127.0.0.1:1/x: its driver is not"
+            " installed (No module named 'MySQLdb')",
+        ),
+    ],
+    ids=["unparsable", "bad-port", "unknown-dialect", "driver-not-installed"],
+)
+def test_a_bad_database_url_is_a_one_line_error_without_its_password(args, bad_url, message):
+    if bad_url.startswith("mysql:") and importlib.util.find_spec("MySQLdb") is not None:
+        pytest.skip("the MySQL driver is installed here")
+    result = invoke(bad_url, *args, password="12345678")
+    assert (result.exit_code, result.output) == (1, f"error: {message}\n")
+
+
+def test_an_unknown_revision_is_a_one_line_error(url):
+    result = invoke(url, "db", "upgrade", "--revision", "nope")
+    assert (result.exit_code, result.output) == (
+        1,
+        "error: cannot upgrade to revision 'nope': Can't locate revision identified by 'nope'\n",
+    )
+
+
+@pytest.mark.parametrize("args", DATABASE_COMMANDS[1:], ids=" ".join)
+def test_commands_other_than_db_upgrade_never_create_a_sqlite_database(tmp_path, args):
+    path = tmp_path / "missing" / "dir" / "quizsvc.sqlite3"
+    result = invoke(f"sqlite:///{path}", *args, password="12345678")
+    assert (result.exit_code, result.output) == (
+        1,
+        f"error: no database at {path}: run `quizsvc db upgrade`\n",
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", DATABASE_COMMANDS, ids=" ".join)
+def test_a_sqlite_database_that_cannot_be_opened_is_named(tmp_path, args):
+    # A directory where the database file should be: SQLite cannot open it.
+    result = invoke(f"sqlite:///{tmp_path}", *args, password="12345678")
+    assert (result.exit_code, result.output) == (
+        1,
+        f"error: SQLite database {tmp_path}: unable to open database file\n",
+    )
+
+
+def test_a_sqlite_directory_that_cannot_be_created_is_named(tmp_path):
+    (tmp_path / "notes.txt").write_text("a file, not a directory\n", encoding="utf-8")
+    path = tmp_path / "notes.txt" / "quizsvc.sqlite3"
+    result = invoke(f"sqlite:///{path}", "db", "upgrade")
+    assert (result.exit_code, result.output) == (
+        1,
+        f"error: cannot create the directory {path.parent} for the SQLite database {path}:"
+        " File exists\n",
+    )
+
+
+@pytest.mark.parametrize(
+    "args", [("user", "create", "bob", "--role", "student"), ("user", "password", "ada")]
+)
+def test_without_a_terminal_or_quizsvc_password_the_error_says_what_to_do(upgraded, args):
+    created = invoke(upgraded, "user", "create", "ada", "--role", "student", password="first one")
+    assert created.exit_code == 0, created.output
+    env = {key: value for key, value in os.environ.items() if key != "QUIZSVC_PASSWORD"}
+    env["DATABASE_URL"] = upgraded
+    # A new session has no controlling terminal, and stdin is not one either.
+    result = subprocess.run(
+        [sys.executable, "-c", "from quizsvc.cli import main; main()", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+        start_new_session=True,
+        timeout=60,
+        check=False,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1,
+        "",
+        "error: no terminal to ask for the password on: set $QUIZSVC_PASSWORD,"
+        " or run this in a terminal\n",
+    )
+    assert [u.name for u in users(upgraded)] == ["ada"]
+    assert verify_password(users(upgraded)[0].password_hash, "first one")
