@@ -27,6 +27,15 @@ def content() -> None:
 
 # The repository's content/, next to the quizsvc package (an editable install).
 DEFAULT_CONTENT_DIR = Path(__file__).resolve().parents[1] / "content"
+CONTENT_DIR_ENV = "QUIZSVC_CONTENT_DIR"  # the web app's CONTENT_DIR setting, read the same way
+
+
+def default_content_dir() -> Path:
+    """$QUIZSVC_CONTENT_DIR, as the web app reads it, else the repository's content/: so a
+    report and the server it sits beside use the same bank."""
+    import os
+
+    return Path(os.environ.get(CONTENT_DIR_ENV) or DEFAULT_CONTENT_DIR)
 
 
 def _drill_kinds() -> DrillKinds:
@@ -60,12 +69,13 @@ def _bank_summary(bank: Bank, directory: Path) -> str:
     type=click.Path(path_type=Path, file_okay=False, exists=True),
 )
 def validate_content(directory: Path | None) -> None:
-    """Check every file of the question bank in DIR (default: the repository's content/).
+    """Check every file of the question bank in DIR (default: $QUIZSVC_CONTENT_DIR, else the
+    repository's content/).
 
     Prints each problem as FILE:LINE: PATH: MESSAGE and exits with status 1 if there
     is any; otherwise prints a summary of the bank.
     """
-    directory = directory or DEFAULT_CONTENT_DIR
+    directory = directory or default_content_dir()
     bank = _load_bank_or_exit(directory)
     click.echo(_bank_summary(bank, directory))
 
@@ -99,7 +109,8 @@ def _load_bank_or_exit(directory: Path) -> Bank:
     help="Seeds per drill question (0, 1, ..., N-1).",
 )
 def test_content(directory: Path | None, seeds: int) -> None:
-    """Self-test every numeric and drill question of the bank in DIR (default: content/).
+    """Self-test every numeric and drill question of the bank in DIR (default:
+    $QUIZSVC_CONTENT_DIR, else content/).
 
     The expected answer must grade 100%, an answer with a few cells off by a plausible
     mistake must lose exactly those cells, and malformed answers must be rejected; drills
@@ -109,7 +120,7 @@ def test_content(directory: Path | None, seeds: int) -> None:
     """
     from quizsvc.selftest import run_selftest
 
-    directory = directory or DEFAULT_CONTENT_DIR
+    directory = directory or default_content_dir()
     bank = _load_bank_or_exit(directory)
     report = run_selftest(bank, seeds=tuple(range(seeds)))
     width = max((len(question.question_id) for question in report.questions), default=0)
@@ -398,7 +409,8 @@ def _content_option(command: Callable) -> Callable:
         "--content",
         "content_dir",
         type=click.Path(path_type=Path, file_okay=False, exists=True),
-        help="The question bank's directory (default: the repository's content/).",
+        help="The question bank's directory (default: $QUIZSVC_CONTENT_DIR, else the "
+        "repository's content/).",
     )(command)
 
 
@@ -579,7 +591,7 @@ def report_gradebook(out: str, content_dir: Path | None) -> None:
     from quizsvc.reports import gradebook_csv_chunks
 
     output = _output_for(out)
-    bank = _load_bank_or_exit(content_dir or DEFAULT_CONTENT_DIR)
+    bank = _load_bank_or_exit(content_dir or default_content_dir())
     _read_reports(lambda session: _write_chunks(output, gradebook_csv_chunks(session, bank)))
 
 
@@ -600,7 +612,7 @@ def report_events(output_format: str, out: str, content_dir: Path | None) -> Non
     from quizsvc.reports import events_csv_chunks, events_jsonl_chunks
 
     output = _output_for(out)
-    bank = _load_bank_or_exit(content_dir or DEFAULT_CONTENT_DIR)
+    bank = _load_bank_or_exit(content_dir or default_content_dir())
     export = events_csv_chunks if output_format == "csv" else events_jsonl_chunks
     _read_reports(lambda session: _write_chunks(output, export(session, bank)))
 
@@ -612,5 +624,5 @@ def report_items(content_dir: Path | None) -> None:
     index (Moodle's definitions; see quizsvc/reports/items.py)."""
     from quizsvc.reports import format_item_table, item_statistics
 
-    bank = _load_bank_or_exit(content_dir or DEFAULT_CONTENT_DIR)
+    bank = _load_bank_or_exit(content_dir or default_content_dir())
     _read_reports(lambda session: click.echo(format_item_table(item_statistics(session, bank))))

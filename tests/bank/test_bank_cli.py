@@ -91,6 +91,16 @@ def test_default_directory_is_the_repository_content() -> None:
     )
 
 
+def test_the_default_directory_is_the_web_app_s_content_dir_when_set(
+    make_content, monkeypatch
+) -> None:
+    root = make_content({"ch/q.yaml": GOOD})
+    monkeypatch.setenv("QUIZSVC_CONTENT_DIR", str(root))
+    result = run()
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == f"content OK: {root}"
+
+
 def test_missing_directory_is_a_usage_error(tmp_path: Path) -> None:
     result = run(str(tmp_path / "nope"))
     assert result.exit_code == 2

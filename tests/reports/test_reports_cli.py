@@ -89,6 +89,14 @@ def test_items_prints_the_table(db, url, content_dir):
     assert len(lines) == 7
 
 
+def test_reports_read_the_web_app_s_content_dir_when_no_content_is_given(
+    db, url, content_dir, monkeypatch
+):
+    monkeypatch.setenv("QUIZSVC_CONTENT_DIR", str(content_dir))
+    assert invoke(url, "items").output == invoke(url, "items", "--content", str(content_dir)).output
+    assert "q-single" in invoke(url, "items").output  # a question only that bank has
+
+
 def test_a_database_that_is_not_migrated_is_a_one_line_error(empty_db_url, content_dir, tmp_path):
     engine = make_engine(empty_db_url)
     with engine.connect():  # the database exists (on SQLite, an empty file)
