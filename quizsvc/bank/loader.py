@@ -229,12 +229,13 @@ def _read_content_files(directory: Path, errors: list[ContentError]) -> dict[str
         if any(part.startswith(".") for part in relative.parts):
             continue
         relative_path = relative.as_posix()
-        is_yaml_name = path.suffix == YAML_SUFFIX or path.suffix in _OTHER_YAML_SUFFIXES
+        suffix = path.suffix.lower()  # X.YAML is meant as YAML too, and must be reported
+        is_yaml_name = suffix == YAML_SUFFIX or suffix in _OTHER_YAML_SUFFIXES
         if not path.is_file():
             if is_yaml_name:
                 errors.append(ContentError(relative_path, "", None, _not_a_file(path)))
             continue
-        if path.suffix in _OTHER_YAML_SUFFIXES:
+        if is_yaml_name and path.suffix != YAML_SUFFIX:
             errors.append(ContentError(relative_path, "", None, "rename to .yaml"))
             continue
         if path.suffix != YAML_SUFFIX:

@@ -326,9 +326,10 @@ def test_yaml_outside_a_chapter_directory(content_errors: Errors) -> None:
     assert (error.file, error.path, error.line) == ("stray.yaml", "", None)
 
 
-def test_yml_extension_is_reported_not_ignored(content_errors: Errors) -> None:
-    errors = content_errors({"ch/q.yaml": SINGLE_CHOICE, "ch/drills.yml": DRILL})
-    assert only(errors) == ContentError("ch/drills.yml", "", None, "rename to .yaml")
+@pytest.mark.parametrize("name", ["drills.yml", "drills.YAML", "drills.Yml", "drills.YML"])
+def test_other_yaml_spellings_are_reported_not_ignored(content_errors: Errors, name) -> None:
+    errors = content_errors({"ch/q.yaml": SINGLE_CHOICE, f"ch/{name}": DRILL})
+    assert only(errors) == ContentError(f"ch/{name}", "", None, "rename to .yaml")
 
 
 def test_yaml_names_that_are_not_regular_files_are_reported_not_ignored(
