@@ -6,8 +6,10 @@
   as UTF-8 rather than in the system's legacy code page.
 - Text cells that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``,
   ``@``, a tab or a carriage return) get a leading apostrophe (OWASP's advice against
-  CSV injection): students write the answer texts and an instructor opens the file.  The
-  JSON Lines export is never changed this way.
+  CSV injection): students write the answer texts and an instructor opens the file.  A
+  cell of nothing but numbers (``-0.75, 0.5``, ``-inf``) is left alone: without letters
+  or parentheses it cannot call anything, and an analysis wants the numbers.  The JSON
+  Lines export is never changed this way.
 - JSON: UTF-8 without a BOM, one compact object per line; ±inf are the strings
   "inf"/"-inf" and NaN is null, so no line holds a NaN/Infinity token; the three line
   separators a JSON string may hold raw (U+0085, U+2028, U+2029) are escaped, so
@@ -22,6 +24,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -30,6 +33,7 @@ UTF8_BOM = b"\xef\xbb\xbf"
 CHUNK_SIZE = 64 * 1024  # characters buffered before a chunk is handed on
 
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+_NUMBERS_ONLY = re.compile(r"(?:[-+0-9.,;\s\[\]]|inf)*", re.IGNORECASE)
 _RAW_LINE_SEPARATORS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
@@ -63,7 +67,9 @@ def number_text(value: float | int | None, *, decimals: int | None = None) -> st
 
 def spreadsheet_safe(text: str) -> str:
     """``text`` with an apostrophe in front if a spreadsheet would take it for a formula."""
-    return "'" + text if text.startswith(_FORMULA_PREFIXES) else text
+    if text.startswith(_FORMULA_PREFIXES) and not _NUMBERS_ONLY.fullmatch(text):
+        return "'" + text
+    return text
 
 
 def json_safe(value: Any) -> Any:

@@ -70,9 +70,7 @@ def as_csv_cells(row: dict) -> list[str]:
             return PARAMS_JSON
         if column == "cells":
             return CELLS_JSON
-        if column == "answer" and value.startswith("-"):  # the drills' "-inf, 0.5"
-            return "'" + value  # defused for spreadsheets
-        return str(value)
+        return str(value)  # the drills' "-inf, 0.5" is only numbers: no apostrophe
 
     return [cell(column, row[column]) for column in EVENT_COLUMNS]
 

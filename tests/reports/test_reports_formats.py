@@ -53,9 +53,14 @@ def test_json_has_no_nan_or_infinity_tokens_and_one_line():
 
 
 def test_formula_cells_are_defused():
-    for text in ("=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"):
+    for text in ("=1+1", "@SUM(A1)", "\tx", "\rx", "-1+cmd|' /C calc'!A0", "-SUM(1)", "+A1"):
         assert spreadsheet_safe(text) == "'" + text
     for text in ("", "0.5", "Ada", "王小明", "'quoted"):
+        assert spreadsheet_safe(text) == text
+
+
+def test_cells_of_nothing_but_numbers_are_left_for_analysis():
+    for text in ("-1", "+1", "-0.7500, 0.5", "-inf, 0.5\n0.25; -INF", "[[-1, 2], [3, -4]]"):
         assert spreadsheet_safe(text) == text
 
 
