@@ -12,17 +12,46 @@ from werkzeug.routing import IntegerConverter
 
 from quizsvc.web import api, auth, drills, errors, i18n, instructor, progress, quiz
 from quizsvc.web.context import AppState, close_db
-from quizsvc.web.extensions import csrf, login_manager
+from quizsvc.web.extensions import StrictJSONProvider, csrf, login_manager
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+# The id columns are INTEGER: 32-bit on PostgreSQL, which refuses a larger value with an error.
+MAX_DATABASE_ID = 2**31 - 1
+
+
+def decimal_at_most(limit: int) -> str:
+    """A regex matching exactly the whole numbers 0 to `limit` in ASCII digits (leading zeros
+    allowed, as Werkzeug's int converter allows them): for 253,
+    `0*(?:[0-9]{1,2}|[0-1][0-9]{2}|2[0-4][0-9]{1}|25[0-2]|253)`."""
+    digits = str(limit)
+    length = len(digits)
+    options = [f"[0-9]{{1,{length - 1}}}"] if length > 1 else []
+    for position, digit in enumerate(digits):
+        if digit != "0":  # the numbers with this prefix and a smaller digit here
+            rest = length - position - 1
+            options.append(
+                f"{digits[:position]}[0-{int(digit) - 1}]" + (f"[0-9]{{{rest}}}" if rest else "")
+            )
+    options.append(digits)
+    return f"0*(?:{'|'.join(options)})"
+
+
 class DatabaseIdConverter(IntegerConverter):
-    """`<int:...>` in every route: ids beyond a BIGINT are simply not found (404), instead of
-    overflowing the database driver."""
+    """`<int:...>` in every route: an id no id column can hold is simply not found (404), on
+    every database, instead of overflowing PostgreSQL's INTEGER.
+
+    The limit is in the regex, not only in `max`: a path whose id fails `to_python` is 405,
+    not 404, when the same path has a rule for another method (Werkzeug's matcher has already
+    counted that rule's methods as allowed). And ASCII digits only: Werkzeug's `\\d+` also
+    matches "٣" or "３", which int() reads as 3, giving one variant many URLs.
+    """
+
+    regex = decimal_at_most(MAX_DATABASE_ID)
 
     def __init__(self, map, *args, **kwargs) -> None:
-        kwargs.setdefault("max", 2**63 - 1)
+        kwargs.setdefault("max", MAX_DATABASE_ID)
         super().__init__(map, *args, **kwargs)
 
 
@@ -46,6 +75,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         MAX_CONTENT_LENGTH=256 * 1024,
     )
     app.url_map.converters["int"] = DatabaseIdConverter
+    app.session_interface = auth.BearerAwareSessionInterface()
+    app.json = StrictJSONProvider(app)
     app.config.from_prefixed_env("QUIZSVC")
     if config:
         app.config.update(config)

@@ -2,7 +2,8 @@
 
 Described in docs/api.md and docs/openapi.yaml.  Authentication is the session cookie (with
 the X-CSRFToken header on writes, checked app-wide in `auth`) or `Authorization: Bearer
-<token>` (`quizsvc user token NAME`); anything else gets a 401 JSON error, never a redirect.
+<token>` (`quizsvc user token NAME`), which alone decides when it is sent, cookie or not
+(`auth.BearerAwareSessionInterface`); anything else gets a 401 JSON error, never a redirect.
 Errors use the one JSON format of `errors.error_response`.
 
 What a learner may see is decided here by naming the fields that are sent, never by deleting
@@ -14,11 +15,14 @@ of a cell only if that cell was answered correctly (as `drills.render_variant` d
 
 from __future__ import annotations
 
+import math
+import re
+import reprlib
 import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, abort, jsonify, request, url_for
+from flask import Blueprint, Response, abort, current_app, jsonify, request, url_for
 from flask_login import current_user
 
 from quizsvc import practice, store
@@ -30,7 +34,7 @@ from quizsvc.bank import (
     solution_view,
 )
 from quizsvc.drills import Tensor
-from quizsvc.grading import AnswerRejected
+from quizsvc.grading import MAX_ANSWER_CHARS, AnswerRejected
 from quizsvc.web.context import bank, db
 from quizsvc.web.errors import error_response
 from quizsvc.web.i18n import LANGUAGES, negotiated_language
@@ -39,6 +43,10 @@ from quizsvc.web.quiz import chapter_questions
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 MAX_TEXT_ANSWER_CHARS = 10_000  # the chapter page's textarea allows as much
+# A drill's answer grid is at most a few dozen cells. A matrix sent as JSON becomes text for
+# the grader, which reads at most MAX_ANSWER_CHARS: this many cells of floats written out in
+# full (at most 26 characters with their separator) always fit.
+MAX_ANSWER_CELLS = 256
 DEFAULT_HISTORY = 20
 MAX_HISTORY = 100
 
@@ -59,6 +67,19 @@ def _api_error(exc: ApiError):
 
 
 @bp.before_request
+def _answer_options() -> Response | None:
+    """OPTIONS: 204 with the Allow header, for anyone. Which methods a URL takes is no secret
+    (openapi.yaml lists them), and Flask-Login's login_required never asks OPTIONS to log in
+    either."""
+    if request.method == "OPTIONS":
+        response = current_app.make_default_options_response()
+        response.status_code = 204
+        del response.headers["Content-Type"]  # there is no content
+        return response
+    return None
+
+
+@bp.before_request
 def _require_login() -> None:
     if not current_user.is_authenticated:
         abort(
@@ -66,6 +87,11 @@ def _require_login() -> None:
             description="log in first: send the session cookie, or "
             "'Authorization: Bearer <token>' (quizsvc user token NAME)",
         )
+
+
+@bp.before_request
+def _check_lang() -> None:
+    _lang()  # a bad ?lang is 400 on every route, even one without texts to translate
 
 
 @bp.after_request
@@ -89,13 +115,43 @@ def _lang() -> str:
     return lang
 
 
+def _whole_number(name: str, default: int, low: int, high: int) -> int:
+    """A query parameter holding a whole number from low to high, else 400."""
+    text = request.args.get(name, str(default))
+    # ASCII digits only: str.isdigit() also passes "²" and "①", which int() refuses. At most
+    # nine: int() refuses over 4300 digits, and no range here needs more.
+    if not re.fullmatch(r"[0-9]{1,9}", text) or not low <= int(text) <= high:
+        raise ApiError(400, "bad_request", f"{name} must be a whole number from {low} to {high}")
+    return int(text)
+
+
 def _body() -> dict[str, Any]:
-    data = request.get_json(silent=True)
-    if not isinstance(data, dict):
+    """The request's JSON object (read by extensions.StrictJSONProvider: JSON and only JSON)."""
+    if not request.is_json:
         raise ApiError(
             400, "bad_request", "send a JSON object with the header Content-Type: application/json"
         )
+    try:
+        data = current_app.json.loads(request.get_data())
+    except ValueError as exc:  # also bytes that are not UTF-8 (UnicodeDecodeError)
+        raise ApiError(400, "bad_request", f"the body is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "bad_request", 'the body must be a JSON object, e.g. {"answer": ...}')
     return data
+
+
+def _require_storable(field: str, text: str, code: str) -> None:
+    """Refuse text no database can hold as sent: a lone surrogate (half of a UTF-16 pair,
+    which JSON's \\ud800 escapes can make) has no UTF-8 form, and PostgreSQL refuses NUL in
+    text columns (SQLite would store it)."""
+    if "\x00" in text:
+        raise ApiError(422, code, f"{field} contains a NUL character (\\u0000)")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ApiError(
+            422, code, f"{field} contains a lone surrogate (\\ud800-\\udfff), which is not text"
+        ) from None
 
 
 def _idempotency_key(body: dict[str, Any]) -> str:
@@ -110,6 +166,7 @@ def _idempotency_key(body: dict[str, Any]) -> str:
             f"idempotency_key must be a non-blank string of at most "
             f"{store.MAX_IDEMPOTENCY_KEY_LENGTH} characters",
         )
+    _require_storable("idempotency_key", key, "invalid_request")
     return key
 
 
@@ -117,6 +174,7 @@ def _drill_answer_text(body: dict[str, Any]) -> str:
     """The answer as the text the grader reads: as sent, or the rows of a JSON matrix."""
     answer = body.get("answer")
     if isinstance(answer, str):
+        _require_storable("answer", answer, "invalid_answer")
         return answer
     if not isinstance(answer, list) or not answer or not all(isinstance(r, list) for r in answer):
         raise ApiError(
@@ -125,28 +183,54 @@ def _drill_answer_text(body: dict[str, Any]) -> str:
             'answer must be a string or a list of rows of numbers ("inf"/"-inf" for ±∞), '
             'e.g. [[0.5, 1], [2, "-inf"]]',
         )
-    lines = []
-    for r, row in enumerate(answer, start=1):
-        if not row:
-            raise ApiError(422, "invalid_answer", f"row {r} is empty")
-        cells = []
-        for c, value in enumerate(row, start=1):
-            if isinstance(value, bool) or not isinstance(value, int | float | str):
-                raise ApiError(
-                    422,
-                    "invalid_answer",
-                    f'row {r}, column {c}: expected a number or "inf"/"-inf", got {value!r}',
-                )
-            if isinstance(value, str) and value not in ("inf", "-inf"):
-                raise ApiError(
-                    422,
-                    "invalid_answer",
-                    f'row {r}, column {c}: the only strings allowed are "inf" and "-inf"',
-                )
-            # repr keeps every digit of a float; "nan" is then refused by the grader
-            cells.append(repr(value) if isinstance(value, float) else str(value))
-        lines.append(", ".join(cells))
-    return "\n".join(lines)
+    cell_count = sum(len(row) for row in answer)
+    if cell_count > MAX_ANSWER_CELLS:
+        raise ApiError(
+            422,
+            "invalid_answer",
+            f"the answer matrix has {cell_count} cells; at most {MAX_ANSWER_CELLS} are read",
+        )
+    lines = [", ".join(_cell_texts(r, row)) for r, row in enumerate(answer, start=1)]
+    text = "\n".join(lines)
+    if len(text) > MAX_ANSWER_CHARS:  # only whole numbers of hundreds of digits get here
+        raise ApiError(
+            422,
+            "invalid_answer",
+            f"the answer matrix's numbers take {len(text)} characters written out; "
+            f"at most {MAX_ANSWER_CHARS} are read: send fewer digits",
+        )
+    return text
+
+
+def _cell_texts(r: int, row: list[Any]) -> list[str]:
+    """The cells of row r of a JSON matrix, each as the grader reads a value."""
+    if not row:
+        raise ApiError(422, "invalid_answer", f"row {r} is empty")
+    cells = []
+    for c, value in enumerate(row, start=1):
+        where = f"row {r}, column {c}"
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            # reprlib: a value may be a list nested hundreds deep, or very long
+            raise ApiError(
+                422,
+                "invalid_answer",
+                f'{where}: expected a number or "inf"/"-inf", got {reprlib.repr(value)}',
+            )
+        if isinstance(value, str) and value not in ("inf", "-inf"):
+            raise ApiError(
+                422, "invalid_answer", f'{where}: the only strings allowed are "inf" and "-inf"'
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            # json reads 1e999 as inf: the client sent a number, not the string "inf"
+            raise ApiError(
+                422,
+                "invalid_answer",
+                f'{where}: the number is too large to be finite; send "inf" or "-inf" '
+                f"for an infinity",
+            )
+        # repr keeps every digit of a float
+        cells.append(repr(value) if isinstance(value, float) else str(value))
+    return cells
 
 
 def _load_state(variant_id: int) -> practice.DrillState:
@@ -319,6 +403,8 @@ def answer_question(question_id: str):
         raise ApiError(422, "invalid_answer", "choices must be a list of choice ids (strings)")
     if text is not None and not isinstance(text, str):
         raise ApiError(422, "invalid_answer", "text must be a string")
+    if text is not None:
+        _require_storable("text", text, "invalid_answer")
     if text is not None and len(text) > MAX_TEXT_ANSWER_CHARS:
         raise ApiError(
             422, "invalid_answer", f"the answer is longer than {MAX_TEXT_ANSWER_CHARS} characters"
@@ -439,13 +525,11 @@ def submit(variant_id: int):
 
 @bp.get("/progress")
 def progress():
-    limit = request.args.get("limit", str(DEFAULT_HISTORY))
-    if not limit.isdigit() or not 1 <= int(limit) <= MAX_HISTORY:
-        raise ApiError(400, "bad_request", f"limit must be a whole number from 1 to {MAX_HISTORY}")
+    limit = _whole_number("limit", DEFAULT_HISTORY, 1, MAX_HISTORY)
     session = db()
     store.begin_read_only(session)
     skills = store.progress_for(session, current_user.id)
-    history = store.recent_history(session, current_user.id, limit=int(limit))
+    history = store.recent_history(session, current_user.id, limit=limit)
     return {
         "skills": [
             {

@@ -5,13 +5,16 @@ Browsers authenticate with the session cookie (Flask-Login) and send a CSRF toke
 form or, for the JSON API, in the X-CSRFToken header. The session names the user together with
 a digest of their password hash, so a password change ends every session opened before it.
 Drill clients may instead send `Authorization: Bearer <token>` (see `quizsvc user token`),
-which needs no CSRF token because a browser never adds it on its own.
+which needs no CSRF token because a browser never adds it on its own. Such a request is
+authenticated by its token alone: the session cookie it may also carry is neither read nor
+written (`BearerAwareSessionInterface`), so a wrong token is 401 whatever the cookie says.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
@@ -20,6 +23,7 @@ from urllib.parse import urlsplit
 
 from flask import (
     Blueprint,
+    Request,
     abort,
     current_app,
     flash,
@@ -29,11 +33,13 @@ from flask import (
     session,
     url_for,
 )
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from flask_login import UserMixin, current_user, login_required, login_user, logout_user
 from sqlalchemy.orm import Session
 
 from quizsvc import store
 from quizsvc.web.context import db, state
+from quizsvc.web.errors import is_api_request
 from quizsvc.web.extensions import csrf, login_manager
 from quizsvc.web.i18n import LANGUAGES, translate
 
@@ -75,10 +81,41 @@ def _find_user(lookup: Callable[[Session], store.User | None]) -> CurrentUser | 
         return CurrentUser.of(user) if user else None
 
 
+def bearer_token(req: Request) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header, the scheme in any letter case
+    (RFC 7235); "" when the header names the scheme without a usable token; None when the
+    request carries no Bearer header at all."""
+    authorization = req.authorization  # Werkzeug's parser lower-cases the scheme
+    if authorization is None or authorization.type != "bearer":
+        return None
+    return authorization.token or ""
+
+
+class _TokenRequestSession(SecureCookieSession):
+    """The session of a request carrying a Bearer token: starts empty and is never saved."""
+
+
+class BearerAwareSessionInterface(SecureCookieSessionInterface):
+    """The cookie session, except for requests carrying a Bearer token: they get an empty
+    session, so Flask-Login finds no user in it and asks the token (`_load_user_from_token`),
+    and nothing is written back, so the browser's own session stays as it was."""
+
+    def open_session(self, app, request):
+        if bearer_token(request) is not None:
+            return _TokenRequestSession()
+        return super().open_session(app, request)
+
+    def save_session(self, app, session, response) -> None:
+        if isinstance(session, _TokenRequestSession):
+            return
+        super().save_session(app, session, response)
+
+
 @login_manager.user_loader
 def _load_user(session_id: str) -> CurrentUser | None:
     user_id, _, key = session_id.partition(".")
-    if not user_id.isdigit() or not key:
+    # ASCII digits: str.isdigit() also passes "²", which int() refuses
+    if not re.fullmatch(r"[0-9]+", user_id) or not key:
         return None
     user = _find_user(lambda session: store.user_by_id(session, int(user_id)))
     if user is None or not hmac.compare_digest(user.session_key, key):
@@ -87,19 +124,18 @@ def _load_user(session_id: str) -> CurrentUser | None:
 
 
 @login_manager.request_loader
-def _load_user_from_token(req) -> CurrentUser | None:
-    header = req.headers.get("Authorization", "")
-    if not header.startswith("Bearer "):
+def _load_user_from_token(req: Request) -> CurrentUser | None:
+    token = bearer_token(req)
+    if not token:
         return None
-    token = header.removeprefix("Bearer ").strip()
     return _find_user(lambda session: store.user_by_api_token(session, token))
 
 
 @bp.before_app_request
 def _protect_from_csrf() -> None:
-    if request.headers.get("Authorization", "").startswith("Bearer "):
+    if bearer_token(request) is not None:
         return  # token clients: checked by the request loader, not sent by browsers
-    if request.path.startswith("/api/") and not current_user.is_authenticated:
+    if is_api_request() and not current_user.is_authenticated:
         return  # the API answers 401 before anything is done
     csrf.protect()
 

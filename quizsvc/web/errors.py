@@ -9,13 +9,16 @@ from flask import Flask, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+API_PREFIX = "/api"
 
-def wants_json() -> bool:
-    return request.path.startswith("/api/")
+
+def is_api_request() -> bool:
+    """Under /api: "/api" itself too, which is no route but must not get an HTML page."""
+    return request.path == API_PREFIX or request.path.startswith(API_PREFIX + "/")
 
 
 def error_response(status: int, code: str, message: str):
-    if wants_json():
+    if is_api_request():
         return jsonify(error={"status": status, "code": code, "message": message}), status
     return render_template("error.html", status=status, message=message), status
 
@@ -31,7 +34,14 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException):
-        return error_response(exc.code or 500, _code(exc), exc.description or exc.name)
+        body, status = error_response(exc.code or 500, _code(exc), exc.description or exc.name)
+        response = app.make_response((body, status))
+        # Werkzeug's own headers for the status (Allow on a 405, Retry-After, ...); the body
+        # is ours, so not its Content-Type.
+        for name, value in exc.get_headers():
+            if name.lower() != "content-type":
+                response.headers.add(name, value)
+        return response
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

@@ -141,6 +141,53 @@ def test_a_bearer_token_needs_no_csrf_token_and_a_replaced_one_stops_working(
     assert fresh.status_code == 200
 
 
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER", "bEaReR"])
+def test_the_bearer_scheme_is_case_insensitive(app, sessions, scheme):
+    token = token_for(sessions, "alice")
+    client = app.test_client()
+    headers = {"Authorization": f"{scheme} {token}"}
+    assert client.get("/api/progress", headers=headers).status_code == 200
+    started = client.post("/api/drills/drill-score-row/variants", headers=headers)  # no CSRF
+    assert started.status_code == 201, started.text
+
+
+def test_a_request_with_a_bearer_header_is_authenticated_by_the_token_alone(app, api_for, sessions):
+    """The session cookie of a logged-in browser does not count once a Bearer header is
+    sent: a wrong token is 401 (and no CSRF token lets a write through), another user's
+    token is that user."""
+    alice = api_for("alice")  # the cookie of alice's logged-in browser
+    alice.post("/api/questions/qkv-origin/answers", {"choices": ["B"]})
+    bob_token = token_for(sessions, "bob")
+    start = "/api/drills/drill-score-row/variants"
+    for authorization in ("Bearer garbage", "Bearer", "bearer  ", "Bearer a=b"):
+        headers = {"Authorization": authorization}
+        refused = alice.client.post(start, headers=headers)  # no X-CSRFToken
+        assert_error(refused, 401, "unauthorized")
+        assert_error(alice.client.get("/api/progress", headers=headers), 401, "unauthorized")
+    with sessions() as session:
+        assert session.query(store.DrillVariant).count() == 0
+
+    as_bob = {"Authorization": f"Bearer {bob_token}"}
+    assert alice.client.get("/api/progress", headers=as_bob).json == {"skills": [], "history": []}
+    started = alice.client.post(start, headers=as_bob)
+    assert started.status_code == 201, started.text
+    assert "Set-Cookie" not in started.headers  # alice's session is neither read nor replaced
+    assert_error(alice.get(f"/api/variants/{started.json['id']}"), 404, "not_found")  # bob's
+    # alice's browser is still alice's, with her CSRF token
+    assert [h["question_id"] for h in alice.get("/api/progress").json["history"]] == ["qkv-origin"]
+    assert alice.post(start).status_code == 201
+
+
+def test_another_authorization_scheme_leaves_the_session_cookie_in_charge(api_for):
+    alice = api_for("alice")
+    basic = {"Authorization": "Basic YWxpY2U6eA==", **alice.headers}
+    assert alice.client.get("/api/progress", headers=basic).status_code == 200
+    refused = alice.client.post(
+        "/api/drills/drill-score-row/variants", headers={"Authorization": "Basic YWxpY2U6eA=="}
+    )
+    assert_error(refused, 400, "csrf_failed")  # a cookie request, so CSRF is checked
+
+
 # --- one learner's work is not another's --------------------------------------------------
 
 
@@ -544,6 +591,88 @@ def test_progress_limits_its_history(api_for):
     ]
     for bad in ("0", "101", "x", "-1"):
         assert_error(alice.get(f"/api/progress?limit={bad}"), 400, "bad_request")
+
+
+def test_idempotency_keys_are_remembered_apart_for_drills_and_for_quiz_answers(api_for):
+    """docs/api.md: a key is one user's, once among drill submissions and once among quiz
+    answers; within each, reusing it for another variant or question is 409."""
+    alice = api_for("alice")
+    first, second = (alice.post("/api/drills/drill-score-row/variants").json["id"] for _ in "12")
+    quiz = alice.post(
+        "/api/questions/qkv-origin/answers", {"choices": ["B"], "idempotency_key": "k"}
+    )
+    assert quiz.status_code == 201
+    drill = alice.post(
+        f"/api/variants/{first}/submissions", {"answer": "1, 2, 3", "idempotency_key": "k"}
+    )
+    assert drill.status_code == 201, drill.text
+    assert_error(
+        alice.post(
+            "/api/questions/scaling-by-sqrt-dk/answers", {"choices": ["B"], "idempotency_key": "k"}
+        ),
+        409,
+        "idempotency_conflict",
+    )
+    assert_error(
+        alice.post(
+            f"/api/variants/{second}/submissions", {"answer": "1, 2, 3", "idempotency_key": "k"}
+        ),
+        409,
+        "idempotency_conflict",
+    )
+    replayed = alice.post(
+        f"/api/variants/{first}/submissions", {"answer": "1, 2, 3", "idempotency_key": "k"}
+    )
+    assert (replayed.status_code, replayed.json["replayed"]) == (200, True)
+
+
+# --- HTTP around the routes ---------------------------------------------------------------
+
+
+def test_every_route_refuses_a_lang_it_does_not_know(app, sessions):
+    """docs/api.md: ?lang=zh or ?lang=en on any route; another value is 400 (checked before
+    anything else, so even before the made-up ids are looked up)."""
+    bearer = {"Authorization": f"Bearer {token_for(sessions, 'alice')}"}
+    client = app.test_client()
+    for method, url in api_requests(app):
+        response = client.open(f"{url}?lang=fr", method=method, json={}, headers=bearer)
+        assert assert_error(response, 400, "bad_request") == "lang must be one of zh, en", url
+    assert client.get("/api/progress?lang=zh", headers=bearer).status_code == 200
+
+
+def test_a_method_a_route_does_not_take_is_405_with_the_allow_header(app, api_for):
+    alice = api_for("alice")
+    for method, url, allowed in [
+        ("POST", "/api/chapters", {"GET", "HEAD", "OPTIONS"}),
+        ("DELETE", "/api/variants/1", {"GET", "HEAD", "OPTIONS"}),
+        ("GET", "/api/variants/1/submissions", {"POST", "OPTIONS"}),
+    ]:
+        response = alice.client.open(url, method=method, headers=alice.headers)
+        assert_error(response, 405, "method_not_allowed")
+        assert set(response.headers["Allow"].split(", ")) == allowed, url
+    page = alice.client.get("/logout")  # the pages keep the header too
+    assert page.status_code == 405
+    assert set(page.headers["Allow"].split(", ")) == {"POST", "OPTIONS"}
+
+
+def test_options_answers_204_with_the_allow_header_to_anyone(app, api_for):
+    signed_in, anonymous = api_for("alice").client, app.test_client()
+    for rule in app.url_map.iter_rules():
+        if not rule.rule.startswith("/api/"):
+            continue
+        url = re.sub(r"<[^>]+>", "x", re.sub(r"<int:[^>]+>", "1", rule.rule))
+        for client in (signed_in, anonymous):
+            response = client.options(url)
+            assert response.status_code == 204, url
+            assert set(response.headers["Allow"].split(", ")) == rule.methods, url
+            assert "Content-Type" not in response.headers
+            assert response.data == b""
+
+
+def test_api_without_a_trailing_slash_is_a_json_404(app, api_for):
+    for client in (app.test_client(), api_for("alice").client):
+        assert_error(client.get("/api"), 404, "not_found")
+        assert_error(client.get("/api/"), 404, "not_found")
 
 
 def test_api_responses_are_not_cached(api_for):

@@ -151,8 +151,11 @@ def test_a_whole_api_session_matches_the_spec(app, browser_for, sessions):
     assert alice.get("/api/variants/999999").status_code == 404
 
     assert alice.get("/api/progress").status_code == 200
-    assert alice.get("/api/progress?limit=5").status_code == 200
+    assert alice.get("/api/progress?limit=5&lang=zh").status_code == 200
     assert alice.get("/api/progress?limit=0", valid_request=False).status_code == 400
+    assert alice.get("/api/progress?lang=fr", valid_request=False).status_code == 400
+    too_large = {"answer": "1" * (256 * 1024)}
+    assert alice.post(submit, too_large, valid_request=False).status_code == 413
     assert bob.get("/api/progress").status_code == 200
 
     assert anonymous.get("/api/progress", valid_request=False).status_code == 401
@@ -162,7 +165,47 @@ def test_a_whole_api_session_matches_the_spec(app, browser_for, sessions):
 
     seen = alice.seen + bob.seen + anonymous.seen + wrong_token.seen + no_csrf.seen
     assert {(method, path) for method, path, _ in seen} == spec_operations()
-    assert {status for *_, status in seen} == {200, 201, 400, 401, 404, 409, 422}
+    assert {status for *_, status in seen} == {200, 201, 400, 401, 404, 409, 413, 422}
+
+
+def spec_operation_objects() -> list[tuple[str, str, dict]]:
+    paths = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))["paths"]
+    return [
+        (method, path, operation)
+        for path, ops in paths.items()
+        for method, operation in ops.items()
+    ]
+
+
+def test_every_operation_takes_lang_and_documents_405_and_for_a_body_413():
+    """docs/api.md: ?lang on any route; any path answers 405 for a method it does not take,
+    any POST 413 for a body over MAX_CONTENT_LENGTH."""
+    lang = {"$ref": "#/components/parameters/Lang"}
+    for method, path, operation in spec_operation_objects():
+        assert lang in operation["parameters"], (method, path)
+        assert operation["responses"]["405"] == {"$ref": "#/components/responses/MethodNotAllowed"}
+        if method == "post":
+            assert operation["responses"]["413"] == {
+                "$ref": "#/components/responses/PayloadTooLarge"
+            }
+
+
+def test_a_405_matches_the_spec_with_its_allow_header(app, browser_for):
+    """The 405 of a method a path does not take, checked against an operation of that path
+    (the spec has no operation for the method itself)."""
+    browser = browser_for("alice")
+    client = browser.client
+    refused = client.post("/api/chapters", headers={"X-CSRFToken": browser.token})
+    assert refused.status_code == 405
+    documented = client.get("/api/chapters")
+    SPEC.validate_response(
+        WerkzeugOpenAPIRequest(documented.request), WerkzeugOpenAPIResponse(refused)
+    )
+    without_allow = Response(refused.get_data(), status=405, mimetype="application/json")
+    with pytest.raises(OpenAPIError):
+        SPEC.validate_response(
+            WerkzeugOpenAPIRequest(documented.request), WerkzeugOpenAPIResponse(without_allow)
+        )
 
 
 def alice_expected_answer(sessions, variant_id: int) -> list[list[float]]:

@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
 from web_helpers import count, reading, user_id
+from werkzeug.exceptions import NotFound
 from werkzeug.routing import IntegerConverter
 
 from quizsvc import practice, store
@@ -429,9 +430,11 @@ def test_huge_or_odd_variant_ids_are_404_not_500(browser_for):
 
 
 def test_every_integer_route_takes_a_huge_id_as_not_found(app, browser_for):
-    """Every `<int:...>` in the app: an id beyond a BIGINT is a 404, never a 500."""
+    """Every `<int:...>` in the app: an id beyond the 32-bit INTEGER id columns is a 404,
+    never a 500 (PostgreSQL refuses 2**31 in an INTEGER; SQLite would not, so the routes
+    themselves must refuse it: no rule matches, whatever the method)."""
     ines = browser_for("ines")  # an instructor reaches every route
-    huge = 2**63
+    huge = 2**31
     adapter = app.url_map.bind("localhost")
     rules = [
         rule
@@ -442,11 +445,17 @@ def test_every_integer_route_takes_a_huge_id_as_not_found(app, browser_for):
     assert {r.rule.split("/")[1] for r in rules} >= {"api", "instructor", "variants"}
     for rule in rules:
         path = adapter.build(rule.endpoint, dict.fromkeys(rule.arguments, huge))
+        for method in rule.methods:
+            with pytest.raises(NotFound):
+                adapter.match(path, method=method)
         if "GET" in rule.methods:
             assert ines.get(path).status_code == 404, path
         if "POST" in rule.methods:
             response = ines.client.post(path, headers={"X-CSRFToken": ines.token})
             assert response.status_code == 404, path
+        largest = adapter.build(rule.endpoint, dict.fromkeys(rule.arguments, huge - 1))
+        method = sorted(rule.methods - {"HEAD", "OPTIONS"})[0]
+        assert adapter.match(largest, method=method)[0] == rule.endpoint, largest
 
 
 # --- nothing learner-supplied runs as markup --------------------------------------------
@@ -502,8 +511,10 @@ def secrets_of(variant) -> tuple[set[str], set[str], set[str]]:
     """(the answer's values, the worked solution's and heatmap's values, the public values)
     as a page would write them. The first two leave out integers (attempt counts and ids
     are on every page) and any value the learner is given anyway (the given tensors, their
-    labels, the prompt)."""
+    labels, the prompt, the tolerance)."""
     public = numbers_in(" ".join(variant.prompt.values()))
+    # the page states the tolerance ("within ±0.02") before any answer
+    public |= shown([variant.tolerance.atol, variant.tolerance.rtol], decimals=(2, 3, 4, 6))
     for tensor in variant.given:
         public |= shown(tensor.values.ravel(), decimals=(0, 1, 2, 3, 4))
         public |= numbers_in(" ".join((tensor.name, *tensor.row_labels, *tensor.col_labels)))
