@@ -22,6 +22,7 @@ from quizsvc.drills import DRILL_KINDS, Variant, generate_variant
 from quizsvc.grading import (
     AnswerRejected,
     NumericGrade,
+    Rejection,
     RubricPoint,
     RubricSuggestion,
     Tolerance,
@@ -31,6 +32,7 @@ from quizsvc.grading import (
     parse_answer,
     suggest_open_score,
 )
+from quizsvc.store.queries import UnfinishedVariant, unfinished_variants
 
 QUIZ_ATTEMPTS = 1  # the key is shown after the first answer, so a second would be free
 
@@ -100,6 +102,24 @@ def start_drill(
         penalty=question.penalty,
         skill=variant.skill,
     )
+
+
+def unfinished_drills(session: Session, learner_id: int) -> list[UnfinishedVariant]:
+    """The learner's variants still open for answers, newest first."""
+    return unfinished_variants(session, learner_id)
+
+
+def resume_or_start_drill(session: Session, bank: Bank, learner_id: int, question_id: str) -> int:
+    """The id of the learner's newest unfinished variant of the drill, or of a new one.
+
+    Starting afresh while a variant waits would leave it behind unnoticed (its attempts
+    unused, its numbers half worked out); a fresh variant on purpose is `start_drill`.
+    """
+    question = drill_question(bank, question_id)
+    waiting = unfinished_variants(session, learner_id, question_id=question.id, limit=1)
+    if waiting:
+        return waiting[0].variant_id
+    return start_drill(session, bank, learner_id, question.id).id
 
 
 def drill_state(session: Session, learner_id: int, variant_id: int) -> DrillState:
@@ -204,7 +224,7 @@ def answer_question(
             score = grade.score
         case OpenQuestion():
             if not text or not text.strip():
-                raise AnswerRejected("write an answer before submitting")
+                raise AnswerRejected("write an answer before submitting", Rejection.NO_TEXT)
             suggestion = suggest_open_score(text, rubric_points(question))
             score = None
     answer = store.record_quiz_answer(
@@ -226,12 +246,16 @@ def answer_question(
 def _one_choice(choices: list[str] | None) -> str:
     choices = [c for c in choices or [] if c]  # a form may send an empty value
     if not choices:
-        raise AnswerRejected("choose an answer before submitting")
+        raise AnswerRejected("choose an answer before submitting", Rejection.NO_CHOICE)
     if len(choices) > 1:
-        raise AnswerRejected("choose exactly one answer")
+        raise AnswerRejected("choose exactly one answer", Rejection.SEVERAL_CHOICES)
     return choices[0]
 
 
 def _require_choice(question: SingleChoiceQuestion, choice: str) -> None:
     if choice not in {c.id for c in question.choices}:
-        raise AnswerRejected(f"{choice!r} is not one of the choices")
+        raise AnswerRejected(
+            f"{choice!r} is not one of the choices",
+            Rejection.UNKNOWN_CHOICE,
+            choice=choice,
+        )

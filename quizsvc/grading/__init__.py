@@ -6,7 +6,7 @@ rather than from the submodules.
 
 from quizsvc.grading.attempts import score_after_attempts
 from quizsvc.grading.choices import grade_multiple_choice, grade_single_choice
-from quizsvc.grading.errors import AnswerRejected
+from quizsvc.grading.errors import REJECTION_PARAMETERS, AnswerRejected, Rejection
 from quizsvc.grading.numeric import (
     CellResult,
     NumericGrade,
@@ -25,10 +25,12 @@ from quizsvc.grading.parse import MAX_ANSWER_CHARS, parse_answer
 
 __all__ = [
     "MAX_ANSWER_CHARS",
+    "REJECTION_PARAMETERS",
     "AnswerRejected",
     "CellResult",
     "NumericGrade",
     "PhraseMatch",
+    "Rejection",
     "RubricPoint",
     "RubricSuggestion",
     "Tolerance",

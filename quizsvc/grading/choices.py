@@ -6,7 +6,7 @@ import math
 import numbers
 from collections.abc import Collection, Mapping
 
-from quizsvc.grading.errors import AnswerRejected
+from quizsvc.grading.errors import AnswerRejected, Rejection
 
 
 def grade_single_choice(selected: str | None, correct: str) -> float:
@@ -43,10 +43,17 @@ def grade_multiple_choice(selected: Collection[str], choice_scores: Mapping[str,
 
     chosen = set(selected)
     unknown = sorted(str(choice) for choice in chosen if choice not in choice_scores)
+    if len(unknown) == 1:
+        raise AnswerRejected(
+            f"'{unknown[0]}' is not one of the choices",
+            Rejection.UNKNOWN_CHOICE,
+            choice=unknown[0],
+        )
     if unknown:
         listed = ", ".join(f"'{choice}'" for choice in unknown)
-        noun = "is not one of the choices" if len(unknown) == 1 else "are not among the choices"
-        raise AnswerRejected(f"{listed} {noun}")
+        raise AnswerRejected(
+            f"{listed} are not among the choices", Rejection.UNKNOWN_CHOICES, choices=listed
+        )
 
     total = math.fsum(float(choice_scores[choice]) for choice in chosen)
     return min(1.0, max(0.0, total))

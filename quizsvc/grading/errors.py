@@ -1,13 +1,91 @@
-"""The one exception the grading core raises for bad learner input."""
+"""The one exception the grading core raises for bad learner input, and its codes."""
 
 from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Rejection(StrEnum):
+    """Why an answer was rejected: a stable code an interface can translate.
+
+    Each code carries the parameters listed in ``REJECTION_PARAMETERS``; the English
+    message stays in ``str(exc)`` for the JSON API and the logs.
+    """
+
+    TOO_LONG = "too_long"
+    CONTROL_CHARACTER = "control_character"
+    EMPTY = "empty"
+    EMPTY_BETWEEN_COMMAS = "empty_between_commas"
+    SEVERAL_OUTER_BRACKETS = "several_outer_brackets"
+    SEMICOLON_IN_BRACKETS = "semicolon_in_brackets"
+    EMPTY_ROW = "empty_row"
+    BRACKETS_TOO_DEEP = "brackets_too_deep"
+    UNMATCHED_CLOSING_BRACKET = "unmatched_closing_bracket"
+    UNCLOSED_BRACKET = "unclosed_bracket"
+    TEXT_OUTSIDE_BRACKETS = "text_outside_brackets"
+    TEXT_BETWEEN_BRACKETED_ROWS = "text_between_bracketed_rows"
+    NAN = "nan"
+    DIVISION_BY_ZERO = "division_by_zero"
+    NOT_A_NUMBER = "not_a_number"
+    TOO_LARGE = "too_large"
+    RAGGED_ROWS = "ragged_rows"
+    NOT_RECTANGULAR = "not_rectangular"
+    NOT_NUMBERS = "not_numbers"
+    TOO_MANY_DIMENSIONS = "too_many_dimensions"
+    WRONG_COUNT = "wrong_count"  # the number of values differs from the expected one
+    WRONG_SHAPE = "wrong_shape"  # as many values as expected, in another layout
+    UNKNOWN_CHOICE = "unknown_choice"
+    UNKNOWN_CHOICES = "unknown_choices"
+    NO_CHOICE = "no_choice"
+    SEVERAL_CHOICES = "several_choices"
+    NO_TEXT = "no_text"
+
+
+# What each code's message needs. Row, column and position numbers are 1-based, as the
+# learner counts; "text" is the learner's own token, shortened; "choices" is the quoted,
+# comma-separated list of unknown choice ids.
+_TOKEN_AND_PLACE = frozenset({"text", "row", "column"})
+REJECTION_PARAMETERS: dict[Rejection, frozenset[str]] = {
+    Rejection.TOO_LONG: frozenset({"max"}),
+    Rejection.EMPTY_BETWEEN_COMMAS: frozenset({"row"}),
+    Rejection.EMPTY_ROW: frozenset({"row"}),
+    Rejection.BRACKETS_TOO_DEEP: frozenset({"max"}),
+    Rejection.UNMATCHED_CLOSING_BRACKET: frozenset({"position"}),
+    Rejection.TEXT_OUTSIDE_BRACKETS: frozenset({"text"}),
+    Rejection.TEXT_BETWEEN_BRACKETED_ROWS: frozenset({"text"}),
+    Rejection.NAN: frozenset({"row", "column"}),
+    Rejection.DIVISION_BY_ZERO: _TOKEN_AND_PLACE,
+    Rejection.NOT_A_NUMBER: _TOKEN_AND_PLACE,
+    Rejection.TOO_LARGE: _TOKEN_AND_PLACE,
+    Rejection.RAGGED_ROWS: frozenset({"row", "count", "width"}),
+    Rejection.WRONG_COUNT: frozenset({"rows", "cols", "count"}),
+    Rejection.WRONG_SHAPE: frozenset({"rows", "cols", "got_rows", "got_cols"}),
+    Rejection.UNKNOWN_CHOICE: frozenset({"choice"}),
+    Rejection.UNKNOWN_CHOICES: frozenset({"choices"}),
+}
+for _code in Rejection:
+    REJECTION_PARAMETERS.setdefault(_code, frozenset())
 
 
 class AnswerRejected(ValueError):
     """The learner's input cannot be graded; it does not count as an attempt.
 
     ``str(exc)`` is a complete English sentence fragment meant to be shown to the
-    learner as is, so messages never mention Python types or internals.
+    learner as is, so messages never mention Python types or internals. ``code`` (a
+    ``Rejection``, or None for a caller's own message) and ``params`` let an interface
+    say the same in the learner's language.
     Subclassing ValueError lets generic callers treat it as "bad value" without
     importing this module.
     """
+
+    def __init__(self, message: str, code: Rejection | None = None, **params: str | int) -> None:
+        super().__init__(message)
+        # A translation formats its text with exactly these parameters, so a raise that
+        # forgets one (or adds another) is a programming error, caught where it happens.
+        if code is not None and set(params) != REJECTION_PARAMETERS[code]:
+            raise TypeError(
+                f"AnswerRejected {code.value!r} takes the parameters "
+                f"{sorted(REJECTION_PARAMETERS[code])}, got {sorted(params)}"
+            )
+        self.code = code
+        self.params = params

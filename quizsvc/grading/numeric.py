@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from quizsvc.grading.errors import AnswerRejected
+from quizsvc.grading.errors import AnswerRejected, Rejection
 from quizsvc.grading.parse import parse_answer
 
 # Answers within this many machine epsilons (relative to the numbers involved) of an
@@ -189,14 +189,18 @@ def _submitted_matrix(answer: object) -> np.ndarray:
     try:
         array = np.asarray(answer)
     except ValueError:
-        raise AnswerRejected("answer is not a rectangular table of numbers") from None
+        raise AnswerRejected(
+            "answer is not a rectangular table of numbers", Rejection.NOT_RECTANGULAR
+        ) from None
     if array.dtype.kind not in "iuf":
-        raise AnswerRejected("answer must contain only numbers")
+        raise AnswerRejected("answer must contain only numbers", Rejection.NOT_NUMBERS)
     matrix = _as_2d(array.astype(np.float64))
     if matrix is None:
-        raise AnswerRejected("answer must be a number, a row of numbers or a matrix")
+        raise AnswerRejected(
+            "answer must be a number, a row of numbers or a matrix", Rejection.TOO_MANY_DIMENSIONS
+        )
     if matrix.size == 0:
-        raise AnswerRejected("answer is empty")
+        raise AnswerRejected("answer is empty", Rejection.EMPTY)
     return matrix
 
 
@@ -215,10 +219,22 @@ def _require_shape(submitted: np.ndarray, expected: np.ndarray) -> None:
         return
     rows, cols = expected.shape
     if submitted.size != expected.size:
-        got = str(submitted.size)
-    else:
-        got = f"{submitted.shape[0]} × {submitted.shape[1]}"
-    raise AnswerRejected(f"expected {rows} × {cols} values, got {got}")
+        raise AnswerRejected(
+            f"expected {rows} × {cols} values, got {submitted.size}",
+            Rejection.WRONG_COUNT,
+            rows=rows,
+            cols=cols,
+            count=submitted.size,
+        )
+    got_rows, got_cols = submitted.shape
+    raise AnswerRejected(
+        f"expected {rows} × {cols} values, got {got_rows} × {got_cols}",
+        Rejection.WRONG_SHAPE,
+        rows=rows,
+        cols=cols,
+        got_rows=got_rows,
+        got_cols=got_cols,
+    )
 
 
 def _json_number(value: float) -> float | str:

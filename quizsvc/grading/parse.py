@@ -30,7 +30,7 @@ import unicodedata
 
 import numpy as np
 
-from quizsvc.grading.errors import AnswerRejected
+from quizsvc.grading.errors import AnswerRejected, Rejection
 
 MAX_ANSWER_CHARS = 10_000
 MAX_BRACKET_DEPTH = 2
@@ -82,11 +82,15 @@ def parse_answer(text: str) -> np.ndarray:
     if not isinstance(text, str):
         raise TypeError(f"parse_answer expects str, got {type(text).__name__}")
     if len(text) > MAX_ANSWER_CHARS:
-        raise AnswerRejected(f"answer is longer than {MAX_ANSWER_CHARS} characters")
+        raise AnswerRejected(
+            f"answer is longer than {MAX_ANSWER_CHARS} characters",
+            Rejection.TOO_LONG,
+            max=MAX_ANSWER_CHARS,
+        )
     _reject_control_characters(text)
     normalised = text.translate(_NORMALISE_CHARACTERS)
     if not normalised.strip():
-        raise AnswerRejected("answer is empty")
+        raise AnswerRejected("answer is empty", Rejection.EMPTY)
 
     if "[" in normalised or "]" in normalised:
         row_texts = _bracketed_row_texts(normalised)
@@ -103,7 +107,7 @@ def parse_answer(text: str) -> np.ndarray:
                 [_read_value(token, row_number, column) for column, token in enumerate(tokens, 1)]
             )
     if not rows:
-        raise AnswerRejected("answer is empty")
+        raise AnswerRejected("answer is empty", Rejection.EMPTY)
     _require_rectangular(rows)
     return np.array(rows, dtype=np.float64)
 
@@ -111,7 +115,7 @@ def parse_answer(text: str) -> np.ndarray:
 def _reject_control_characters(text: str) -> None:
     for char in text:
         if char not in _ALLOWED_CONTROL_CHARACTERS and unicodedata.category(char) == "Cc":
-            raise AnswerRejected("answer contains a control character")
+            raise AnswerRejected("answer contains a control character", Rejection.CONTROL_CHARACTER)
 
 
 def _split_values(row_text: str, row_number: int) -> list[str]:
@@ -122,7 +126,11 @@ def _split_values(row_text: str, row_number: int) -> list[str]:
     # commas between values almost always mean a value was left out.
     for before, after in itertools.pairwise(matches):
         if row_text.count(",", before.end(), after.start()) > 1:
-            raise AnswerRejected(f"row {row_number} has an empty value between two commas")
+            raise AnswerRejected(
+                f"row {row_number} has an empty value between two commas",
+                Rejection.EMPTY_BETWEEN_COMMAS,
+                row=row_number,
+            )
     return [match.group() for match in matches]
 
 
@@ -130,18 +138,26 @@ def _bracketed_row_texts(text: str) -> list[str]:
     """Return the text of each row of a bracketed answer (without the brackets)."""
     top_groups = _top_level_groups(text)
     outside = _text_outside(text, top_groups)
-    _require_only_separators(outside, allowed=",;", where="outside the brackets")
+    _require_only_separators(
+        outside, allowed=",;", where="outside the brackets", code=Rejection.TEXT_OUTSIDE_BRACKETS
+    )
 
     groups_with_rows = [(start, end) for start, end in top_groups if "[" in text[start:end]]
     if groups_with_rows and len(top_groups) > 1:
-        raise AnswerRejected(f"use one outer pair of brackets; {_ONE_BRACKET_PER_ROW_HINT}")
+        raise AnswerRejected(
+            f"use one outer pair of brackets; {_ONE_BRACKET_PER_ROW_HINT}",
+            Rejection.SEVERAL_OUTER_BRACKETS,
+        )
 
     if groups_with_rows:
         start, end = top_groups[0]
         inner = text[start:end]
         row_spans = _top_level_groups(inner)
         _require_only_separators(
-            _text_outside(inner, row_spans), allowed=",;", where="between bracketed rows"
+            _text_outside(inner, row_spans),
+            allowed=",;",
+            where="between bracketed rows",
+            code=Rejection.TEXT_BETWEEN_BRACKETED_ROWS,
         )
         row_texts = [inner[row_start:row_end] for row_start, row_end in row_spans]
     else:
@@ -150,10 +166,11 @@ def _bracketed_row_texts(text: str) -> list[str]:
     for row_number, row_text in enumerate(row_texts, start=1):
         if ";" in row_text:
             raise AnswerRejected(
-                f"';' cannot separate rows inside brackets; {_ONE_BRACKET_PER_ROW_HINT}"
+                f"';' cannot separate rows inside brackets; {_ONE_BRACKET_PER_ROW_HINT}",
+                Rejection.SEMICOLON_IN_BRACKETS,
             )
         if not _VALUE.search(row_text):
-            raise AnswerRejected(f"row {row_number} is empty")
+            raise AnswerRejected(f"row {row_number} is empty", Rejection.EMPTY_ROW, row=row_number)
     return row_texts
 
 
@@ -172,20 +189,26 @@ def _top_level_groups(text: str) -> list[tuple[int, int]]:
             if depth > MAX_BRACKET_DEPTH:
                 raise AnswerRejected(
                     f"brackets are nested more than {MAX_BRACKET_DEPTH} deep; "
-                    f"{_ONE_BRACKET_PER_ROW_HINT}"
+                    f"{_ONE_BRACKET_PER_ROW_HINT}",
+                    Rejection.BRACKETS_TOO_DEEP,
+                    max=MAX_BRACKET_DEPTH,
                 )
             if depth == 1:
                 group_start = index + 1
         elif char == "]":
             if depth == 0:
                 raise AnswerRejected(
-                    f"unbalanced brackets: the ']' at character {index + 1} has no matching '['"
+                    f"unbalanced brackets: the ']' at character {index + 1} has no matching '['",
+                    Rejection.UNMATCHED_CLOSING_BRACKET,
+                    position=index + 1,
                 )
             depth -= 1
             if depth == 0:
                 groups.append((group_start, index))
     if depth:
-        raise AnswerRejected("unbalanced brackets: a '[' is never closed")
+        raise AnswerRejected(
+            "unbalanced brackets: a '[' is never closed", Rejection.UNCLOSED_BRACKET
+        )
     return groups
 
 
@@ -199,45 +222,64 @@ def _text_outside(text: str, spans: list[tuple[int, int]]) -> str:
     return " ".join(pieces)
 
 
-def _require_only_separators(text: str, *, allowed: str, where: str) -> None:
+def _require_only_separators(text: str, *, allowed: str, where: str, code: Rejection) -> None:
     for stray in text.split():
         leftover = stray.strip(allowed)
         if leftover:
-            raise AnswerRejected(f"unexpected {_quote(leftover)} {where}")
+            raise AnswerRejected(
+                f"unexpected {_quote(leftover)} {where}", code, text=_shortened(leftover)
+            )
 
 
 def _read_value(token: str, row: int, column: int) -> float:
     where = f"(row {row}, value {column})"
+    at = {"row": row, "column": column}
     if any(_NAN_RE.fullmatch(part) for part in token.split("/")):
-        raise AnswerRejected(f"NaN is not a number you can be graded on {where}")
+        raise AnswerRejected(
+            f"NaN is not a number you can be graded on {where}", Rejection.NAN, **at
+        )
 
     if infinity := _INFINITY_RE.fullmatch(token):
         return -math.inf if infinity.group(1) == "-" else math.inf
 
     if _DECIMAL_RE.fullmatch(token):
-        return _finite_or_reject(float(token), token, where)
+        return _finite_or_reject(float(token), token, row, column)
 
     if fraction := _FRACTION_RE.fullmatch(token):
-        numerator = _finite_or_reject(float(fraction.group(1)), token, where)
-        denominator = _finite_or_reject(float(fraction.group(2)), token, where)
+        numerator = _finite_or_reject(float(fraction.group(1)), token, row, column)
+        denominator = _finite_or_reject(float(fraction.group(2)), token, row, column)
         if denominator == 0.0:
-            raise AnswerRejected(f"division by zero in {_quote(token)} {where}")
+            raise AnswerRejected(
+                f"division by zero in {_quote(token)} {where}",
+                Rejection.DIVISION_BY_ZERO,
+                text=_shortened(token),
+                **at,
+            )
         try:
             quotient = numerator / denominator
         except OverflowError:
             quotient = math.inf
-        return _finite_or_reject(quotient, token, where)
+        return _finite_or_reject(quotient, token, row, column)
 
-    raise AnswerRejected(f"could not read {_quote(token)} as a number {where}")
+    raise AnswerRejected(
+        f"could not read {_quote(token)} as a number {where}",
+        Rejection.NOT_A_NUMBER,
+        text=_shortened(token),
+        **at,
+    )
 
 
-def _finite_or_reject(value: float, token: str, where: str) -> float:
+def _finite_or_reject(value: float, token: str, row: int, column: int) -> float:
     # A learner who typed digits meant a finite number; letting 1e999 become inf could
     # turn a wrong answer into a "correct" infinity, so infinity must be spelled out.
     if math.isinf(value):
         raise AnswerRejected(
-            f"{_quote(token)} is too large to be a finite number {where}; "
-            "write inf if you mean infinity"
+            f"{_quote(token)} is too large to be a finite number (row {row}, value {column}); "
+            "write inf if you mean infinity",
+            Rejection.TOO_LARGE,
+            text=_shortened(token),
+            row=row,
+            column=column,
         )
     return value
 
@@ -246,14 +288,25 @@ def _require_rectangular(rows: list[list[float]]) -> None:
     width = len(rows[0])
     for row_number, row in enumerate(rows[1:], start=2):
         if len(row) != width:
-            raise AnswerRejected(f"row {row_number} has {_count(len(row))}, row 1 has {width}")
+            raise AnswerRejected(
+                f"row {row_number} has {_count(len(row))}, row 1 has {width}",
+                Rejection.RAGGED_ROWS,
+                row=row_number,
+                count=len(row),
+                width=width,
+            )
 
 
 def _count(values: int) -> str:
     return f"{values} value" if values == 1 else f"{values} values"
 
 
-def _quote(token: str) -> str:
+def _shortened(token: str) -> str:
+    """A token as quoted back to the learner: a pasted essay should not be echoed."""
     if len(token) > _MAX_QUOTED_CHARS:
-        token = token[: _MAX_QUOTED_CHARS - 1] + "…"
-    return f"'{token}'"
+        return token[: _MAX_QUOTED_CHARS - 1] + "…"
+    return token
+
+
+def _quote(token: str) -> str:
+    return f"'{_shortened(token)}'"

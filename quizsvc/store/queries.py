@@ -1,14 +1,15 @@
-"""Reads the pages need: a learner's latest quiz answers, with their reviews."""
+"""Reads the pages need: a learner's latest quiz answers, with their reviews, and the drill
+variants they have started but not finished."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
-from quizsvc.store.models import OpenAnswerReview, QuizAnswer
+from quizsvc.store.models import DrillVariant, OpenAnswerReview, QuizAnswer, Submission
 
 
 @dataclass(frozen=True)
@@ -60,3 +61,50 @@ def latest_quiz_answers(session: Session, learner_id: int) -> dict[str, Answered
         )
         for question_id, answer in latest.items()
     }
+
+
+@dataclass(frozen=True)
+class UnfinishedVariant:
+    """A drill variant its learner can still answer: not solved, attempts left."""
+
+    variant_id: int
+    question_id: str
+    kind: str
+    skill: str
+    attempts_used: int
+    attempts_allowed: int
+    created_at: datetime
+
+    @property
+    def attempts_left(self) -> int:
+        return self.attempts_allowed - self.attempts_used
+
+
+def unfinished_variants(
+    session: Session, learner_id: int, *, question_id: str | None = None, limit: int = 50
+) -> list[UnfinishedVariant]:
+    """The learner's variants that are neither solved (a raw score of 1, as
+    ``record_submission`` counts it) nor out of attempts, newest first (one query);
+    with ``question_id``, only that drill's."""
+    solved = exists().where(Submission.variant_id == DrillVariant.id, Submission.raw_score == 1.0)
+    query = (
+        select(
+            DrillVariant.id,
+            DrillVariant.question_id,
+            DrillVariant.kind,
+            DrillVariant.skill,
+            DrillVariant.attempts_used,
+            DrillVariant.attempts_allowed,
+            DrillVariant.created_at,
+        )
+        .where(
+            DrillVariant.learner_id == learner_id,
+            DrillVariant.attempts_used < DrillVariant.attempts_allowed,
+            ~solved,
+        )
+        .order_by(DrillVariant.created_at.desc(), DrillVariant.id.desc())
+        .limit(limit)
+    )
+    if question_id is not None:
+        query = query.where(DrillVariant.question_id == question_id)
+    return [UnfinishedVariant(*row) for row in session.execute(query)]

@@ -3,24 +3,38 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
+from enum import StrEnum
 
+import numpy as np
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
 from quizsvc import practice, store
-from quizsvc.bank import DrillQuestion, render_markdown
-from quizsvc.grading import AnswerRejected
+from quizsvc.bank import DrillQuestion, localize, render_markdown
+from quizsvc.grading import AnswerRejected, Tolerance, parse_answer
 from quizsvc.web.context import bank, db
-from quizsvc.web.i18n import negotiated_language, translate
+from quizsvc.web.i18n import (
+    answer_problem,
+    drill_title,
+    negotiated_language,
+    skill_name,
+    translate,
+)
 from quizsvc.web.render import format_number, heatmap_svg, matrix_table
 
 bp = Blueprint("drills", __name__)
+
+TIME_FORMAT = "%Y-%m-%d %H:%M"  # times are stored and shown in UTC, and labelled so
 
 
 @bp.get("/drills")
 @login_required
 def index():
     lang = negotiated_language()
+    store.begin_read_only(db())
+    unfinished = practice.unfinished_drills(db(), current_user.id)
+    waiting = {u.question_id for u in unfinished}
     questions = [q for q in bank().questions.values() if isinstance(q, DrillQuestion)]
     return render_template(
         "drills.html",
@@ -28,10 +42,21 @@ def index():
             {
                 "id": q.id,
                 "kind": q.kind,
-                "skill": practice.drill_skill(q),
-                "prompt": render_markdown(getattr(q.prompt, lang)),
+                "title": drill_title(q.kind),
+                "skill": skill_name(practice.drill_skill(q)),
+                "prompt": render_markdown(localize(q.prompt, lang)),
+                "resumes": q.id in waiting,
             }
             for q in questions
+        ],
+        unfinished=[
+            {
+                "variant_id": u.variant_id,
+                "title": drill_title(u.kind),
+                "started": u.created_at.strftime(TIME_FORMAT),
+                "attempts_left": u.attempts_left,
+            }
+            for u in unfinished
         ],
     )
 
@@ -42,21 +67,49 @@ def recommended():
     question_id = practice.recommended_drill(db(), bank(), current_user.id)
     if question_id is None:
         abort(404, description="there are no drills in the question bank")
-    return _start(question_id)
+    return _resume_or_start(question_id)
+
+
+@bp.post("/drills/<question_id>/start")
+@login_required
+def start(question_id: str):
+    """The drill's unfinished variant if the learner has one, else a new one."""
+    return _resume_or_start(question_id)
 
 
 @bp.post("/drills/<question_id>/variants")
 @login_required
 def new_variant(question_id: str):
-    return _start(question_id)
-
-
-def _start(question_id: str):
+    """Always a fresh variant (the learner asked for other numbers)."""
     try:
         issued = practice.start_drill(db(), bank(), current_user.id, question_id)
     except practice.PracticeError as exc:
         abort(404, description=str(exc))
     return redirect(url_for("drills.variant", variant_id=issued.id))
+
+
+def _resume_or_start(question_id: str):
+    try:
+        variant_id = practice.resume_or_start_drill(db(), bank(), current_user.id, question_id)
+    except practice.PracticeError as exc:
+        abort(404, description=str(exc))
+    return redirect(url_for("drills.variant", variant_id=variant_id))
+
+
+# A form's URL typed, bookmarked or reloaded after a rejected answer (the 422 page is served
+# at the POST's URL) is a GET: lead to the page the form belongs to rather than a 405.
+@bp.get("/drills/recommended")
+@bp.get("/drills/<question_id>/start")
+@bp.get("/drills/<question_id>/variants")
+@login_required
+def drill_form_address(question_id: str | None = None):
+    return redirect(url_for("drills.index"))
+
+
+@bp.get("/variants/<int:variant_id>/submissions")
+@login_required
+def submission_form_address(variant_id: int):
+    return redirect(url_for("drills.variant", variant_id=variant_id))
 
 
 def _load_state(variant_id: int) -> practice.DrillState:
@@ -67,24 +120,77 @@ def _load_state(variant_id: int) -> practice.DrillState:
         abort(404, description=f"no drill variant {variant_id}")
 
 
-def grid_answer(form, rows: int, cols: int) -> str:
-    """The answer as text: the pasted matrix if any, else the grid's cells."""
+class AnswerSource(StrEnum):
+    GRID = "grid"
+    PASTE_BOX = "pasted"  # the text box's field name, which the page focuses on an error
+
+
+@dataclass(frozen=True)
+class FormAnswer:
+    text: str
+    source: AnswerSource
+
+
+class FormProblem(Exception):
+    """The form cannot be read as one answer; ``field`` is the input to fix."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+def answer_from_form(form, rows: int, cols: int) -> FormAnswer:
+    """The answer as text, from the grid or from the paste box.
+
+    The paste box is read only while the grid is empty: text left in it after an error must
+    never silently replace what the learner has since typed into the grid. When both hold
+    an answer they must agree (e.g. the grid was filled from the box), or the learner is
+    asked to empty one of them.
+    """
+    cells = [[form.get(f"cell-{r}-{c}", "").strip() for c in range(cols)] for r in range(rows)]
     pasted = form.get("pasted", "").strip()
-    if pasted:
-        return pasted
-    lines = []
-    for r in range(rows):
-        values = []
-        for c in range(cols):
-            value = form.get(f"cell-{r}-{c}", "").strip()
-            if not value:
-                raise AnswerRejected(f"row {r + 1}, column {c + 1} is empty")
-            values.append(value)
-        lines.append(", ".join(values))
-    return "\n".join(lines)
+    grid_used = any(value for row in cells for value in row)
+    if pasted and not grid_used:
+        return FormAnswer(pasted, AnswerSource.PASTE_BOX)
+    empty = [(r, c) for r, row in enumerate(cells) for c, value in enumerate(row) if not value]
+    grid_text = "\n".join(", ".join(row) for row in cells)
+    if pasted and (empty or not _same_numbers(grid_text, pasted)):
+        raise FormProblem(
+            translate("grid_and_paste_box_differ", box=translate("paste_matrix")),
+            AnswerSource.PASTE_BOX,
+        )
+    if empty:
+        r, c = empty[0]
+        problem = translate("grid_cell_empty", row=r + 1, column=c + 1)
+        raise FormProblem(translate("invalid_answer_in_grid", message=problem), f"cell-{r}-{c}")
+    return FormAnswer(grid_text, AnswerSource.GRID)
 
 
-def render_variant(state: practice.DrillState, error: str | None = None, status: int = 200):
+def _same_numbers(first: str, second: str) -> bool:
+    try:
+        a, b = parse_answer(first), parse_answer(second)
+    except AnswerRejected:
+        return False
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def tolerance_rule(tolerance: Tolerance) -> str:
+    """How close an answer must be, as the learner reads it before answering."""
+    atol, rtol = format_number(tolerance.atol, 6), format_number(tolerance.rtol, 6)
+    if tolerance.atol == 0 and tolerance.rtol == 0:
+        return translate("tolerance_exact")
+    if tolerance.rtol == 0:
+        return translate("tolerance_absolute", atol=atol)
+    return translate("tolerance_relative", atol=atol, rtol=rtol)
+
+
+def render_variant(
+    state: practice.DrillState,
+    error: str | None = None,
+    status: int = 200,
+    error_field: str | None = None,
+):
     lang = negotiated_language()
     variant = state.variant
     last = state.submissions[-1] if state.submissions else None
@@ -93,29 +199,56 @@ def render_variant(state: practice.DrillState, error: str | None = None, status:
     if last is not None:
         marks = [[None] * cols for _ in range(rows)]
         for cell in last.cells:
-            show_interval = state.finished or cell["correct"]
-            marks[cell["row"]][cell["col"]] = {
-                "correct": cell["correct"],
-                "submitted": _shown(cell["submitted"]),
-                "interval": (
-                    f"[{_shown(cell['low'])}, {_shown(cell['high'])}]" if show_interval else None
-                ),
-            }
+            mark = {"correct": cell["correct"], "submitted": _shown(cell["submitted"])}
+            # never an interval around a wrong cell while attempts remain: it would give
+            # the answer away
+            if state.finished or cell["correct"]:
+                low, high = _shown(cell["low"]), _shown(cell["high"])
+                if low == high:  # an exact answer (a token id): one value, not an interval
+                    mark |= {"interval": low, "interval_title": translate("accepted_value")}
+                else:
+                    mark |= {
+                        "interval": f"[{low}, {high}]",
+                        "interval_title": translate("accepted_interval"),
+                    }
+            marks[cell["row"]][cell["col"]] = mark
+    question = bank().questions.get(state.stored.question_id)
+    rules = [tolerance_rule(variant.tolerance)]
+    if variant.all_or_nothing and variant.answer.values.size > 1:
+        rules.append(translate("all_or_nothing_rule"))
+    if state.stored.attempts_allowed > 1 and state.stored.penalty > 0:
+        rules.append(translate("retry_penalty", penalty=f"{state.stored.penalty:.0%}"))
+    answer = variant.answer
     return render_template(
         "variant.html",
         stored=state.stored,
         variant=variant,
+        title=drill_title(variant.kind),
+        # the drill's own prompt says what to compute and how many decimals to give; a
+        # question that has left the bank since leaves the variant's prompt alone
+        task=render_markdown(localize(question.prompt, lang))
+        if isinstance(question, DrillQuestion)
+        else None,
         prompt=render_markdown(variant.prompt[lang]),
+        rules=rules,
         given=[matrix_table(t) for t in variant.given],
         rows=rows,
         cols=cols,
-        row_labels=variant.answer.row_labels,
-        col_labels=variant.answer.col_labels,
+        row_labels=answer.row_labels,
+        col_labels=answer.col_labels,
+        cell_names=[
+            [
+                ", ".join(label for label in (answer.row_labels[r], answer.col_labels[c]) if label)
+                or answer.name
+                for c in range(cols)
+            ]
+            for r in range(rows)
+        ],
         submissions=state.submissions,
         marks=marks,
         finished=state.finished,
         solved=state.solved,
-        expected=matrix_table(variant.answer) if state.finished else None,
+        expected=matrix_table(answer) if state.finished else None,
         solution=[
             {
                 "title": step.title[lang],
@@ -126,8 +259,14 @@ def render_variant(state: practice.DrillState, error: str | None = None, status:
         ]
         if state.finished
         else None,
-        heatmap=heatmap_svg(variant.heatmap) if state.finished and variant.heatmap else None,
+        heatmap=heatmap_svg(
+            variant.heatmap,
+            label=translate("heatmap_description", name=variant.heatmap.name),
+        )
+        if state.finished and variant.heatmap
+        else None,
         error=error,
+        error_field=error_field,
         idempotency_key=uuid.uuid4().hex,
     ), status
 
@@ -149,19 +288,38 @@ def variant(variant_id: int):
 def submit(variant_id: int):
     state = _load_state(variant_id)
     try:
-        text = grid_answer(request.form, *state.variant.answer.shape)
+        answer = answer_from_form(request.form, *state.variant.answer.shape)
+    except FormProblem as problem:
+        db().rollback()
+        return render_variant(state, problem.message, 422, problem.field)
+    try:
         practice.submit_drill(
             db(),
             current_user.id,
             variant_id,
-            text,
+            answer.text,
             request.form.get("idempotency_key") or uuid.uuid4().hex,
         )
     except AnswerRejected as exc:
         db().rollback()
-        return render_variant(state, translate("invalid_answer", message=str(exc)), 422)
+        if answer.source is AnswerSource.PASTE_BOX:
+            message = translate(
+                "invalid_answer_in_paste_box",
+                box=translate("paste_matrix"),
+                message=answer_problem(exc),
+            )
+        else:
+            message = translate("invalid_answer_in_grid", message=answer_problem(exc))
+        # a grid's problem may lie in any cell; the paste box is one field to go back to
+        field = "pasted" if answer.source is AnswerSource.PASTE_BOX else None
+        return render_variant(state, message, 422, field)
     except store.AttemptsExhausted:
-        flash(translate("no_attempts_left"), "error")
+        db().rollback()
+        # solved meanwhile (say in another tab) is no failure: say so, not "no attempts left"
+        if _load_state(variant_id).solved:
+            flash(translate("already_solved"), "info")
+        else:
+            flash(translate("no_attempts_left"), "error")
     except store.IdempotencyConflict:
         # an old form (e.g. after the back button) sent again with another answer
         db().rollback()

@@ -7,6 +7,11 @@ The content's language follows the same choice. The catalog is small and checked
 from __future__ import annotations
 
 from flask import Flask, request, session
+from markupsafe import Markup
+
+from quizsvc.bank import DrillQuestion, localize, render_markdown
+from quizsvc.grading import AnswerRejected
+from quizsvc.web.context import bank
 
 LANGUAGES = ("zh", "en")
 DEFAULT_LANGUAGE = "en"
@@ -56,6 +61,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Your password is changed; your other sessions are signed out.",
     },
     "submit": {"zh": "提交", "en": "Submit"},
+    "question_heading": {"zh": "第 {n} 题", "en": "Question {n}"},
+    "choose_one": {"zh": "选择一个答案", "en": "Choose one answer"},
+    "choose_all_that_apply": {"zh": "选择所有符合的答案", "en": "Choose every answer that applies"},
     "your_answer": {"zh": "你的答案", "en": "Your answer"},
     "correct_answer": {"zh": "正确答案", "en": "Correct answer"},
     "explanation": {"zh": "解析", "en": "Explanation"},
@@ -81,6 +89,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Next recommended (weakest skill)",
     },
     "start": {"zh": "开始", "en": "Start"},
+    "start_named": {"zh": "开始：{title}", "en": "Start: {title}"},
+    "continue": {"zh": "继续", "en": "Continue"},
+    "continue_named": {"zh": "继续：{title}", "en": "Continue: {title}"},
+    "unfinished_variants": {"zh": "未完成的练习", "en": "Unfinished variants"},
+    "started_at": {"zh": "开始于 {at}", "en": "started {at}"},
     "new_variant": {"zh": "换一组数字", "en": "New variant"},
     "given": {"zh": "已知", "en": "Given"},
     "answer_grid_help": {
@@ -94,16 +107,71 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "第 {attempt} 次：得分 {score}（原始 {raw}，扣分 {penalty}）",
         "en": "Attempt {attempt}: score {score} (raw {raw}, penalty {penalty})",
     },
-    "invalid_answer": {
-        "zh": "无法读取答案：{message}",
-        "en": "Could not read the answer: {message}",
+    "invalid_answer_in_grid": {
+        "zh": "无法读取表格中的答案：{message}",
+        "en": "Could not read the answer in the grid: {message}",
+    },
+    "invalid_answer_in_paste_box": {
+        "zh": "无法读取“{box}”框中的答案：{message}",
+        "en": "Could not read the answer in the “{box}” box: {message}",
+    },
+    "grid_and_paste_box_differ": {
+        "zh": "表格和“{box}”框里的答案不一致：请清空其中一个，再提交。",
+        "en": "The grid and the “{box}” box hold different answers: empty one of them, "
+        "then submit again.",
+    },
+    "grid_cell_empty": {
+        "zh": "第 {row} 行第 {column} 列是空的",
+        "en": "row {row}, column {column} is empty",
+    },
+    "paste_box_help": {
+        "zh": "只在表格为空时使用；粘贴到这里的矩阵会填入上面的表格。",
+        "en": "Used only while the grid is empty; a matrix pasted here is copied into the "
+        "grid above.",
+    },
+    "pasted_into_grid": {
+        "zh": "已填入表格：{rows} 行 × {cols} 列。",
+        "en": "Copied into the grid: {rows} × {cols}.",
     },
     "no_attempts_left": {"zh": "没有剩余次数了。", "en": "No attempts left."},
+    "already_solved": {
+        "zh": "这组题你已经做对了（也许是在另一个标签页里），不再接受新的答案；评分和解答见下方。",
+        "en": "You have already solved this variant (perhaps in another tab), so it takes no "
+        "more answers; its marks and solution are below.",
+    },
+    "tolerance_absolute": {
+        "zh": "与精确值相差不超过 ±{atol} 的答案算对。",
+        "en": "Answers within ±{atol} of the exact value count as correct.",
+    },
+    "tolerance_relative": {
+        "zh": "与精确值相差不超过 ±({atol} + {rtol} × |精确值|) 的答案算对。",
+        "en": "Answers within ±({atol} + {rtol} × |exact value|) of the exact value count "
+        "as correct.",
+    },
+    "tolerance_exact": {
+        "zh": "只有精确值才算对。",
+        "en": "Only the exact value counts as correct.",
+    },
+    "all_or_nothing_rule": {
+        "zh": "所有格子都对才得分：错一格就是 0 分。",
+        "en": "Every cell must be right to score: one wrong cell scores 0.",
+    },
+    "retry_penalty": {
+        "zh": "每多尝试一次，得分扣 {penalty}。",
+        "en": "Each further attempt takes {penalty} off the score.",
+    },
+    "accepted_value": {"zh": "可接受的值", "en": "Accepted value"},
     "form_already_sent": {
         "zh": "这份表单已经提交过，修改后的答案没有记录。",
         "en": "This form was already sent, so the changed answer was not recorded.",
     },
     "solution": {"zh": "详细解答", "en": "Worked solution"},
+    "heatmap_description": {
+        "zh": "注意力权重 {name}：每行是一个查询（query），每列是一个键（key）；"
+        "颜色越深权重越大，每格标有数值。",
+        "en": "Attention weights {name}: one row per query, one column per key; the darker "
+        "the square, the larger the weight, and each square shows its value.",
+    },
     "attention_heatmap": {"zh": "注意力权重热力图", "en": "Attention weights heatmap"},
     "accepted_interval": {"zh": "可接受区间", "en": "Accepted interval"},
     "progress_title": {"zh": "学习进度", "en": "Progress"},
@@ -112,7 +180,21 @@ MESSAGES: dict[str, dict[str, str]] = {
     "best": {"zh": "最佳", "en": "Best"},
     "last": {"zh": "最近", "en": "Last"},
     "mastery": {"zh": "掌握度", "en": "Mastery"},
-    "last_activity": {"zh": "最近活动", "en": "Last activity"},
+    "last_activity": {"zh": "最近活动（UTC）", "en": "Last activity (UTC)"},
+    "kind_drill": {"zh": "练习", "en": "Drill"},
+    "kind_quiz": {"zh": "章节测试", "en": "Chapter quiz"},
+    "mastery_help": {
+        "zh": "掌握度是偏重近期的平均分：从 0 开始，每次评分后都向这次的得分移动差距的 {weight}，"
+        "所以连续满分依次得到 {series}。“最佳”和“最近”是单次作答的得分。",
+        "en": "Mastery is an average that favours recent answers: it starts at 0, and every "
+        "graded answer on the skill moves it {weight} of the way to that answer's score, so "
+        "perfect answers in a row give {series}. Best and Last are single answers' scores.",
+    },
+    "chart_mastery": {"zh": "各技能掌握度（0–100%）", "en": "Mastery per skill (0 to 100 %)"},
+    "chart_history": {
+        "zh": "最近得分（从早到晚，0–100%）",
+        "en": "Your recent scores, oldest first (0 to 100 %)",
+    },
     "recent_history": {"zh": "最近记录", "en": "Recent history"},
     "awaiting_review_short": {"zh": "待评阅", "en": "awaiting review"},
     "no_progress": {"zh": "还没有记录。先做一道练习吧。", "en": "Nothing yet. Try a drill."},
@@ -169,7 +251,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "instructor_reload_rejected": {
         "zh": "新内容有 {count} 个错误，已全部拒绝；当前题库保持不变。",
-        "en": "The new content has {count} errors and was rejected as a whole; the live "
+        "en": "The new content was rejected as a whole (errors: {count}); the live "
         "bank is unchanged.",
     },
     "instructor_disk_valid": {"zh": "磁盘上的内容有效", "en": "The content on disk is valid"},
@@ -180,7 +262,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "instructor_disk_invalid": {
         "zh": "磁盘上的内容有 {count} 个错误（当前题库不受影响）：",
-        "en": "The content on disk has {count} errors (the live bank is not affected):",
+        "en": "The content on disk has errors ({count}; the live bank is not affected):",
     },
     "instructor_file": {"zh": "文件", "en": "File"},
     "instructor_line": {"zh": "行", "en": "Line"},
@@ -194,7 +276,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "instructor_source": {"zh": "位置", "en": "Source"},
     "instructor_prompt": {"zh": "题干", "en": "Prompt"},
     "instructor_status": {"zh": "状态", "en": "Status"},
-    "instructor_valid": {"zh": "有效", "en": "valid"},
+    "instructor_live": {"zh": "在用", "en": "live"},
+    "instructor_live_file_has_errors": {
+        "zh": "在用；磁盘上的文件有错误",
+        "en": "live; its file on disk has errors",
+    },
     "instructor_preview_help": {
         "zh": "查看任一题目的学生视图和答案视图；计算练习按所选种子生成题目、答案和详细解答。"
         "预览不会保存任何内容。",
@@ -287,6 +373,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Check the latest review below and review again if needed.",
     },
     "instructor_review_history": {"zh": "评阅记录", "en": "Reviews so far"},
+    "instructor_suggestion_hint": {
+        "zh": "建议得分只统计找到的关键词（已高亮），分不出说反了的句子：请读完答案再定分。",
+        "en": "The suggestion only counts the key phrases found (highlighted) and cannot tell a "
+        "reversed statement from a right one: read the answer before scoring.",
+    },
     "instructor_points_total": {
         "zh": "本题满分 {points:g} 分",
         "en": "this question is worth {points:g} points",
@@ -380,6 +471,85 @@ MESSAGES: dict[str, dict[str, str]] = {
 }
 
 
+# The skills the drills train and the chapter's questions are tagged with (`tags:` in the
+# content, `DrillKind.skill`): what a learner reads instead of the tag.
+SKILL_NAMES: dict[str, dict[str, str]] = {
+    "embedding": {"zh": "词嵌入（Embedding）", "en": "Embedding lookup"},
+    "positional_encoding": {"zh": "位置编码", "en": "Positional encoding"},
+    "qkv": {"zh": "Q、K、V 投影", "en": "Q, K and V projections"},
+    "scores": {"zh": "注意力分数", "en": "Attention scores"},
+    "softmax": {"zh": "Softmax", "en": "Softmax"},
+    "masking": {"zh": "掩码（Masked Self-Attention）", "en": "Masking"},
+    "attention_output": {"zh": "注意力输出（加权求和）", "en": "Attention output"},
+    "multi_head": {"zh": "多头注意力", "en": "Multi-head attention"},
+    "add_norm": {"zh": "残差与归一化（Add & Norm）", "en": "Add & Norm"},
+    "ffn": {"zh": "前馈网络（FFN）", "en": "Feed-forward network"},
+    "cross_attention": {"zh": "交叉注意力（Cross-Attention）", "en": "Cross-attention"},
+    "teacher_forcing": {"zh": "Teacher Forcing 与损失", "en": "Teacher forcing and the loss"},
+    "decoding": {"zh": "自回归解码", "en": "Decoding"},
+}
+
+# A drill's title, by its kind (`quizsvc.drills.DRILL_KINDS`); the bank gives drills a
+# prompt, not a title.
+DRILL_TITLES: dict[str, dict[str, str]] = {
+    "embedding_positional": {
+        "zh": "Embedding 加位置编码：X' = X + PE",
+        "en": "Embedding plus positional encoding: X' = X + PE",
+    },
+    "projection": {"zh": "计算 Q、K 或 V", "en": "Projecting to Q, K or V"},
+    "score_row": {"zh": "一行缩放注意力分数", "en": "One row of scaled attention scores"},
+    "softmax_row": {"zh": "对一行分数做 Softmax", "en": "The softmax of one row of scores"},
+    "masked_row": {"zh": "掩码后的一行注意力权重", "en": "One row of masked attention weights"},
+    "attention_output_row": {"zh": "一个 token 的注意力输出", "en": "One token's attention output"},
+    "multi_head": {"zh": "多头注意力的输出", "en": "The multi-head attention output"},
+    "add_norm": {"zh": "Add & Norm（残差 + LayerNorm）", "en": "Add & Norm (residual + LayerNorm)"},
+    "ffn_row": {"zh": "一个 token 的前馈网络", "en": "The feed-forward network for one token"},
+    "cross_attention_row": {
+        "zh": "一个位置的交叉注意力",
+        "en": "Cross-attention for one position",
+    },
+    "teacher_forcing_loss": {
+        "zh": "Teacher Forcing 的交叉熵损失",
+        "en": "The teacher-forcing cross-entropy loss",
+    },
+    "greedy_next_token": {"zh": "贪心解码：下一个 token", "en": "Greedy decoding: the next token"},
+}
+
+# Why the grader rejected an answer, in Chinese, by `quizsvc.grading.Rejection` code and
+# formatted with the rejection's parameters. English is the grader's own message (str(exc)),
+# which the JSON API and the logs carry too, so it is written once, there.
+ANSWER_PROBLEMS_ZH: dict[str, str] = {
+    "too_long": "答案超过了 {max} 个字符",
+    "control_character": "答案里有控制字符",
+    "empty": "答案是空的",
+    "empty_between_commas": "第 {row} 行两个逗号之间少了一个值",
+    "several_outer_brackets": "最外层只能有一对括号；矩阵请写成 [[1, 2], [3, 4]]",
+    "semicolon_in_brackets": "括号里不能用“;”分行；矩阵请写成 [[1, 2], [3, 4]]",
+    "empty_row": "第 {row} 行是空的",
+    "brackets_too_deep": "括号嵌套超过了 {max} 层；矩阵请写成 [[1, 2], [3, 4]]",
+    "unmatched_closing_bracket": "括号不配对：第 {position} 个字符“]”前面没有对应的“[”",
+    "unclosed_bracket": "括号不配对：有一个“[”没有闭合",
+    "text_outside_brackets": "括号外面多了“{text}”",
+    "text_between_bracketed_rows": "括号括起的行之间多了“{text}”",
+    "nan": "NaN 不是可以评分的数（第 {row} 行第 {column} 个值）",
+    "division_by_zero": "“{text}”除以了零（第 {row} 行第 {column} 个值）",
+    "not_a_number": "无法把“{text}”读成数字（第 {row} 行第 {column} 个值）",
+    "too_large": "“{text}”太大，不是有限的数（第 {row} 行第 {column} 个值）；"
+    "如果指无穷大，请写 inf",
+    "ragged_rows": "第 {row} 行有 {count} 个值，第 1 行有 {width} 个",
+    "not_rectangular": "答案不是规整的数表",
+    "not_numbers": "答案只能包含数字",
+    "too_many_dimensions": "答案必须是一个数、一行数或一个矩阵",
+    "wrong_count": "应为 {rows} × {cols} 个值，实际是 {count} 个",
+    "wrong_shape": "应为 {rows} × {cols} 个值，实际是 {got_rows} × {got_cols}",
+    "unknown_choice": "“{choice}”不是选项之一",
+    "unknown_choices": "{choices} 不是选项",
+    "no_choice": "请先选择答案，再提交",
+    "several_choices": "只能选择一个答案",
+    "no_text": "请先写下答案，再提交",
+}
+
+
 def negotiated_language() -> str:
     chosen = session.get("lang")
     if chosen in LANGUAGES:
@@ -392,8 +562,41 @@ def translate(key: str, **values: object) -> str:
     return text.format(**values) if values else text
 
 
+def answer_problem(rejection: AnswerRejected) -> str:
+    """Why an answer was rejected, in the page's language."""
+    if negotiated_language() == "en" or rejection.code is None:
+        return str(rejection)
+    return ANSWER_PROBLEMS_ZH[rejection.code].format(**rejection.params)
+
+
+def skill_name(skill: str) -> str:
+    names = SKILL_NAMES.get(skill)
+    # a tag added to the content after this catalog: readable, if not translated
+    return names[negotiated_language()] if names else skill.replace("_", " ")
+
+
+def drill_title(kind: str) -> str:
+    titles = DRILL_TITLES.get(kind)
+    return titles[negotiated_language()] if titles else kind.replace("_", " ")
+
+
+def question_title(question_id: str, length: int = 60) -> str:
+    """What a learner calls a question: a drill's title, else the start of its prompt."""
+    question = bank().questions.get(question_id)
+    if question is None:
+        return question_id  # no longer in the bank: its id is all there is to show
+    if isinstance(question, DrillQuestion):
+        return drill_title(question.kind)
+    prompt = Markup(render_markdown(localize(question.prompt, negotiated_language())))
+    text = " ".join(prompt.striptags().split())
+    return text if len(text) <= length else text[: length - 1].rstrip() + "…"
+
+
 def init_app(app: Flask) -> None:
     app.jinja_env.globals["t"] = translate
+    # for templates shared with pages whose views do not pass names (the instructor's)
+    app.jinja_env.globals["skill_name"] = skill_name
+    app.jinja_env.globals["question_title"] = question_title
 
     @app.context_processor
     def _language() -> dict[str, str]:

@@ -101,6 +101,7 @@ def _question_rows(live: Bank, lang: str) -> list[dict[str, Any]]:
             "tags": question.tags,
             "chapter": live.chapter_of[question.id],
             "source": str(live.source_of[question.id]),
+            "file": live.source_of[question.id].file,
             "prompt": _excerpt(localize(question.prompt, lang)),
         }
         for question in live.questions.values()
@@ -129,6 +130,7 @@ def _check_disk() -> DiskCheck:
 def render_content(reload_errors: tuple[ContentError, ...] | None = None, status: int = 200):
     live = bank()  # once: a reload in another thread swaps the whole bank, never a part
     lang = negotiated_language()
+    disk = _check_disk() if reload_errors is None else DiskCheck(None, reload_errors)
     return render_template(
         "instructor/content.html",
         bank=live,
@@ -137,7 +139,8 @@ def render_content(reload_errors: tuple[ContentError, ...] | None = None, status
             {"id": c.id, "title": localize(c.title, lang), "order": c.order} for c in live.chapters
         ],
         questions=_question_rows(live, lang),
-        disk=_check_disk() if reload_errors is None else DiskCheck(None, reload_errors),
+        disk=disk,
+        files_with_errors={error.file for error in disk.errors},
         reload_failed=reload_errors is not None,
     ), status
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template
+from flask import Blueprint, render_template, url_for
 from flask_login import current_user, login_required
 
 from quizsvc import store
-from quizsvc.web.context import db
+from quizsvc.web.context import bank, db
+from quizsvc.web.i18n import skill_name, translate
 from quizsvc.web.render import bar_chart_svg, line_chart_svg
 
 bp = Blueprint("progress", __name__)
+
+PERFECT_RUN = 4  # how many perfect answers in a row the page's explanation of mastery walks
 
 
 @bp.get("/progress")
@@ -24,6 +27,30 @@ def index():
         "progress.html",
         skills=skills,
         history=history,
-        mastery_chart=bar_chart_svg([(s.skill, s.mastery) for s in skills], label="mastery"),
-        history_chart=line_chart_svg(scored, label="recent scores"),
+        history_links={(h.kind, h.record_id): _history_link(h) for h in history},
+        mastery_chart=bar_chart_svg(
+            [(skill_name(s.skill), s.mastery) for s in skills], label=translate("chart_mastery")
+        ),
+        history_chart=line_chart_svg(scored, label=translate("chart_history")),
+        mastery_help=mastery_help(),
     )
+
+
+def _history_link(entry: store.HistoryEntry) -> str | None:
+    """Where the learner sees this entry again: the variant, or the question in its chapter."""
+    if entry.variant_id is not None:
+        return url_for("drills.variant", variant_id=entry.variant_id)
+    chapter_id = bank().chapter_of.get(entry.question_id)
+    if chapter_id is None:
+        return None  # the question has left the bank
+    return url_for("quiz.chapter", chapter_id=chapter_id, _anchor=f"q-{entry.question_id}")
+
+
+def mastery_help() -> str:
+    """How mastery moves, with the store's own rule worked through a run of perfect answers
+    (a single perfect answer shows as 50 %, which looks like under-crediting unexplained)."""
+    mastery, steps = 0.0, []
+    for _ in range(PERFECT_RUN):
+        mastery = store.next_mastery(mastery, 1.0)
+        steps.append(f"{mastery:.0%}")
+    return translate("mastery_help", weight=f"{store.MASTERY_WEIGHT:.0%}", series=" → ".join(steps))

@@ -13,9 +13,9 @@ from quizsvc.bank import DrillQuestion, public_question, solution_view
 from quizsvc.drills import Tensor
 from quizsvc.grading import AnswerRejected
 from quizsvc.web.context import bank, db
-from quizsvc.web.i18n import negotiated_language
+from quizsvc.web.i18n import answer_problem, negotiated_language, translate
 from quizsvc.web.render import heatmap_svg, matrix_table
-from quizsvc.worked_example import worked_example_sections
+from quizsvc.worked_example import erratum_label, worked_example_sections
 
 bp = Blueprint("quiz", __name__)
 
@@ -56,18 +56,25 @@ def render_chapter(chapter_id: str, errors: dict[str, str] | None = None, status
 @login_required
 def worked_example():
     """The chapter's worked example recomputed by the engine, with the chapter's misprints."""
+    lang = negotiated_language()
     by_quantity: dict[str, list] = {}
     for erratum in errata():
         by_quantity.setdefault(erratum.quantity, []).append(erratum)
     sections = []
     for section in worked_example_sections():
-        tensor = Tensor(section.symbol, section.matrix, section.row_labels, section.col_labels)
+        caption = section.caption[lang]
+        tensor = Tensor(caption, section.matrix, section.row_labels, section.col_labels)
+        description = translate("heatmap_description", name=caption)
         sections.append(
             {
-                "title": section.title,
+                "title": section.title[lang],
                 "table": matrix_table(tensor),
-                "heatmap": heatmap_svg(tensor) if section.is_weights else None,
-                "errata": [e for q in section.quantities for e in by_quantity.get(q, [])],
+                "heatmap": heatmap_svg(tensor, label=description) if section.is_weights else None,
+                "errata": [
+                    {"erratum": e, "label": erratum_label(e, lang)}
+                    for q in section.quantities
+                    for e in by_quantity.get(q, [])
+                ],
             }
         )
     return render_template("worked_example.html", sections=sections)
@@ -96,9 +103,17 @@ def answer(chapter_id: str, question_id: str):
         )
     except AnswerRejected as exc:
         db().rollback()
-        return render_chapter(chapter_id, {question_id: str(exc)}, 422)
+        return render_chapter(chapter_id, {question_id: answer_problem(exc)}, 422)
     except (store.AttemptsExhausted, store.IdempotencyConflict):
         # already answered (a conflict is an old form, e.g. after the back button, sent
         # with another choice): the page shows the recorded answer and the key
         db().rollback()
+    return redirect(url_for("quiz.chapter", chapter_id=chapter_id, _anchor=f"q-{question_id}"))
+
+
+@bp.get("/chapters/<chapter_id>/questions/<question_id>")
+@login_required
+def answer_form_address(chapter_id: str, question_id: str):
+    """The address bar after a rejected answer (a 422 served at the form's POST URL): typed,
+    reloaded or bookmarked, it leads to the question on its page, not to a 405."""
     return redirect(url_for("quiz.chapter", chapter_id=chapter_id, _anchor=f"q-{question_id}"))

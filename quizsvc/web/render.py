@@ -44,24 +44,29 @@ def _heat_colour(weight: float) -> str:
     return f"rgb({r},{g},{b})"
 
 
-def heatmap_svg(tensor: Tensor, cell: int = 44) -> Markup:
-    """Attention weights as an SVG grid, one square per (query, key), with the value in it."""
+def heatmap_svg(tensor: Tensor, cell: int = 44, label: str = "") -> Markup:
+    """Attention weights as an SVG grid, one square per (query, key), with the value in it.
+
+    ``label`` is what a screen reader announces for the picture (its title); it should say
+    what the rows and columns are, in the page's language. Without one, the tensor's name.
+    """
+    label = label or tensor.name
     rows, cols = tensor.shape
     label_w, label_h = 70, 24
     width, height = label_w + cols * cell, label_h + rows * cell
     parts = [
         f"<svg class='heatmap' xmlns='http://www.w3.org/2000/svg' width='{width}' "
         f"height='{height}' viewBox='0 0 {width} {height}' role='img' "
-        f"aria-label='{escape(tensor.name)}'><title>{escape(tensor.name)}</title>"
+        f"aria-label='{escape(label)}'><title>{escape(label)}</title>"
     ]
-    for c, label in enumerate(tensor.col_labels):
+    for c, key in enumerate(tensor.col_labels):
         x = label_w + c * cell + cell / 2
-        parts.append(f"<text x='{x}' y='16' text-anchor='middle'>{escape(label)}</text>")
-    for r, label in enumerate(tensor.row_labels):
+        parts.append(f"<text x='{x}' y='16' text-anchor='middle'>{escape(key)}</text>")
+    for r, query in enumerate(tensor.row_labels):
         y = label_h + r * cell
         baseline = y + cell / 2 + 5
         parts.append(
-            f"<text x='{label_w - 6}' y='{baseline}' text-anchor='end'>{escape(label)}</text>"
+            f"<text x='{label_w - 6}' y='{baseline}' text-anchor='end'>{escape(query)}</text>"
         )
         for c in range(cols):
             value = float(tensor.values[r, c])

@@ -91,11 +91,11 @@ def test_a_learner_takes_the_quiz_does_a_drill_and_sees_progress(page, live_serv
     for question_id in ("qkv-origin", "scaling-by-sqrt-dk", "cross-attention-sources"):
         answer_choice(page, question_id, "B", "Correct")
     answer_choice(page, "masked-self-attention", "A", "Wrong")
-    # "teacher forcing" (0.3) + "parallel" (0.25) of 1.0: 55 %
+    # "true target" (0.3) + "parallel" (0.25) of 1.0: 55 %
     answer_open(
         page,
         "teacher-forcing-vs-autoregressive",
-        "With teacher forcing the decoder reads the target, computed in parallel.",
+        "With teacher forcing the decoder reads the true target, computed in parallel.",
         "55%",
     )
     # "own weight" (0.2) + "concatenat" (0.15): 35 %
@@ -150,7 +150,7 @@ def test_a_learner_takes_the_quiz_does_a_drill_and_sees_progress(page, live_serv
     # progress: softmax 0.5 * (1/3) = 0.1667, then 0.5 * 0.1667 + 0.5 * 0.9 = 0.5333
     page.click("header nav >> text=Progress")
     expect(skill_cells(page, "softmax")).to_have_text(
-        ["softmax", "2", "90%", "90%", "53%", re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d")]
+        ["Softmax", "2", "90%", "90%", "53%", re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d UTC$")]
     )
 
     # the language toggle: the interface (and the content) switch to Chinese, and stay so
@@ -221,3 +221,61 @@ def test_pasting_a_bracketed_matrix_fills_the_grid(page, live_server, student):
     text = "[" + ", ".join("[" + ", ".join(f"{v:.3f}" for v in row) + "]" for row in expected) + "]"
     paste(page, "cell-0-0", text)
     assert grid_values(page, *expected.shape) == [[f"{v:.3f}" for v in row] for row in expected]
+
+
+def test_a_rejected_quiz_answer_opens_at_its_question_and_error(page, student):
+    login(page, student)
+    # the last question but one: far below the fold of a page opened at the top
+    question = page.locator("#q-masked-self-attention")
+    question.get_by_role("button", name="Submit").click()
+    page.wait_for_url(re.compile(r"/questions/masked-self-attention#q-masked-self-attention$"))
+    error = question.locator(".inline-error")
+    expect(error).to_have_text("choose an answer before submitting")
+    expect(error).to_be_in_viewport()
+    expect(question.locator("input[name=choice][value=A]")).to_be_focused()
+    # that address opened again (a bookmark, a new tab: a GET) leads to the question, not a 405
+    address = page.url
+    page.goto("about:blank")
+    page.goto(address)
+    expect(page).to_have_url(re.compile(r"/chapters/transformer-by-hand#q-masked-self-attention$"))
+    expect(page.locator("#q-masked-self-attention h2")).to_be_in_viewport()
+
+
+def test_a_paste_box_error_is_the_boxs_and_the_grid_is_never_ignored(page, live_server, student):
+    login(page, student)
+    variant_id = start_drill(page, "score_row")  # a 1 x 3 grid
+    expected = drill_state(live_server, student, variant_id).variant.answer.values
+    box = page.locator("textarea[name=pasted]")
+
+    box.fill("1, 2")  # typed, not pasted: the script leaves it to the server
+    submit_answer(page)
+    error = page.locator("#answer-error")
+    expect(error).to_have_text(
+        "Could not read the answer in the “Paste a matrix” box: expected 1 × 3 values, got 2"
+    )
+    expect(box).to_be_focused()
+    expect(box).to_have_value("1, 2")
+
+    type_grid(page, expected)  # fixed in the grid, with the old text still in the box
+    submit_answer(page)
+    expect(error).to_contain_text("The grid and the “Paste a matrix” box hold different answers")
+    expect(page.locator(".attempts-left")).to_have_text("Attempts left: 3")
+
+    box.fill("")
+    submit_answer(page)
+    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100% (raw 100%, penalty 0%)"])
+
+
+def test_a_matrix_pasted_into_the_box_is_copied_into_the_grid(page, live_server, student):
+    login(page, student)
+    variant_id = start_drill(page, "projection")  # a 3 x 4 grid
+    expected = drill_state(live_server, student, variant_id).variant.answer.values
+    text = "\n".join(" ".join(f"{v:.3f}" for v in row) for row in expected)
+    assert page.evaluate(PASTE, ["textarea[name=pasted]", text]) is False  # taken over
+    assert grid_values(page, *expected.shape) == [[f"{v:.3f}" for v in row] for row in expected]
+    expect(page.locator("textarea[name=pasted]")).to_have_value("")
+    expect(page.locator(".paste-status")).to_have_text("Copied into the grid: 3 × 4.")
+    # a matrix of another shape stays in the box, for the server to explain
+    assert page.evaluate(PASTE, ["textarea[name=pasted]", "1 2; 3 4"]) is True
+    submit_answer(page)
+    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100% (raw 100%, penalty 0%)"])

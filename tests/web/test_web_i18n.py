@@ -1,4 +1,5 @@
-"""The interface catalog: every message in both languages, every key used exists."""
+"""The interface catalog: every message in both languages, every key used exists; every
+rejection code, skill and drill kind has its text."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from quizsvc.web.i18n import LANGUAGES, MESSAGES
+from quizsvc.drills import DRILL_KINDS
+from quizsvc.grading import REJECTION_PARAMETERS, Rejection
+from quizsvc.web.context import load_content
+from quizsvc.web.i18n import (
+    ANSWER_PROBLEMS_ZH,
+    DRILL_TITLES,
+    LANGUAGES,
+    MESSAGES,
+    SKILL_NAMES,
+)
 
 WEB = Path(__file__).resolve().parents[2] / "quizsvc" / "web"
 
@@ -46,3 +56,30 @@ def test_every_key_the_templates_and_views_use_exists():
 def test_every_message_is_used():
     used = {key for _, key in used_keys()}
     assert sorted(set(MESSAGES) - used) == []
+
+
+# --- catalogs keyed by the domain's names -----------------------------------------------
+
+
+def test_every_rejection_code_has_a_chinese_text_with_exactly_its_parameters():
+    """English is the grader's own message; Chinese is here, formatted with the rejection's
+    parameters (so a missing or misnamed placeholder would raise on a learner's page)."""
+    assert set(ANSWER_PROBLEMS_ZH) == {code.value for code in Rejection}
+    for code in Rejection:
+        text = ANSWER_PROBLEMS_ZH[code.value]
+        assert text.strip(), code
+        assert placeholders(text) == REJECTION_PARAMETERS[code], code
+
+
+def content_tags() -> set[str]:
+    bank = load_content(WEB.parents[1] / "content")
+    return {tag for question in bank.questions.values() for tag in question.tags}
+
+
+def test_every_skill_and_drill_kind_has_a_name_in_both_languages():
+    skills = {kind.skill for kind in DRILL_KINDS.values()} | content_tags()
+    assert skills <= set(SKILL_NAMES), sorted(skills - set(SKILL_NAMES))
+    assert set(DRILL_KINDS) <= set(DRILL_TITLES), sorted(set(DRILL_KINDS) - set(DRILL_TITLES))
+    for names in (*SKILL_NAMES.values(), *DRILL_TITLES.values()):
+        assert set(names) == set(LANGUAGES)
+        assert all(names[lang].strip() for lang in LANGUAGES), names

@@ -234,8 +234,18 @@ def test_invalid_content_is_rejected_whole_and_the_old_bank_stays_live(
     assert "never be served" not in chapter.text
     # and the content page keeps reporting what is wrong on disk
     page = ines.get("/instructor/content")
-    assert "The content on disk has 1 errors" in page.text
+    assert "The content on disk has errors (1; the live bank is not affected)" in page.text
     assert f'<td class="line">{bad_line}</td>' in page.text
+    # the live questions of the broken file say so; the others are simply live
+    status = dict(
+        re.findall(
+            r'<tr data-question="([^"]+)">.*?<td class="[a-z]+ status">([^<]*)</td>',
+            page.text,
+            re.S,
+        )
+    )
+    assert status["qkv-origin"] == "live; its file on disk has errors"
+    assert status["drill-softmax-row"] == "live"
 
 
 def test_a_missing_content_directory_is_an_error_not_a_crash(app, browser_for, content_dir):

@@ -5,6 +5,7 @@ m <- 0.5 * m + 0.5 * score starting at 0)."""
 
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import urlsplit
 
@@ -218,7 +219,8 @@ def test_the_language_toggle_on_a_rejected_form_returns_to_the_page(browser_for)
 def test_a_single_choice_answered_right_and_wrong(browser_for, sessions):
     alice, bob = browser_for("alice"), browser_for("bob")
     before = alice.get(CHAPTER_URL).text
-    assert f'action="{CHAPTER_URL}/questions/{QKV}"' in section(before, QKV)
+    # the fragment brings the learner back to the question if the answer is rejected
+    assert f'action="{CHAPTER_URL}/questions/{QKV}#q-{QKV}"' in section(before, QKV)
 
     response = alice.post(f"{CHAPTER_URL}/questions/{QKV}", {"choice": "B"})
     assert response.status_code == 302
@@ -242,7 +244,13 @@ def test_a_single_choice_answered_right_and_wrong(browser_for, sessions):
     assert quiz_answers(sessions, "alice")[QKV].score == 1.0
     assert quiz_answers(sessions, "bob")[QKV].score == 0.0
     # a scored answer counts for its first tag's skill: mastery 0.5 * 0 + 0.5 * score
-    assert skill_row(alice.get("/progress").text, "qkv")[:5] == ["qkv", "1", "100%", "100%", "50%"]
+    assert skill_row(alice.get("/progress").text, "qkv")[:5] == [
+        "Q, K and V projections",
+        "1",
+        "100%",
+        "100%",
+        "50%",
+    ]
     assert skill_row(bob.get("/progress").text, "qkv")[1:5] == ["1", "0%", "0%", "0%"]
 
     # one attempt per question: a second answer changes nothing
@@ -258,9 +266,9 @@ def test_an_open_answer_waits_for_review_with_a_suggested_score(browser_for, ses
     unanswered = section(alice.get(CHAPTER_URL).text, TEACHER_FORCING)
     assert "<textarea" in unanswered and "Reference answer" not in unanswered
 
-    # "teacher forcing" (weight 0.3) and "parallel" (0.25), nothing of the other two points
+    # "true target" (weight 0.3) and "parallel" (0.25), nothing of the other two points
     # (0.3 + 0.15): suggested score 0.55 / 1.0 = 55 %
-    text = "With teacher forcing the decoder reads the target, computed in parallel."
+    text = "With teacher forcing the decoder reads the true target, computed in parallel."
     response = alice.post(f"{CHAPTER_URL}/questions/{TEACHER_FORCING}", {"text": text})
     assert response.status_code == 302
     answered = section(alice.get(CHAPTER_URL).text, TEACHER_FORCING)
@@ -278,12 +286,12 @@ def test_an_open_answer_waits_for_review_with_a_suggested_score(browser_for, ses
     # not scored yet, so no progress on its skill
     assert progress(sessions, "alice") == {}
 
-    # the same in Chinese: 并行 (0.25) and 自回归 (0.3) -> 55 %, 掩码 (0.15) -> 70 %
+    # the same in Chinese: 并行 (0.25) and 逐个 (0.3) -> 55 %, 掩码 (0.15) -> 70 %
     bob = browser_for("bob")
     bob.get("/lang/zh")
     response = bob.post(
         f"{CHAPTER_URL}/questions/{TEACHER_FORCING}",
-        {"text": "训练时并行计算，用掩码；推理时自回归。"},
+        {"text": "训练时并行计算，用掩码；推理时逐个生成。"},
     )
     assert response.status_code == 302
     answered = section(bob.get(CHAPTER_URL).text, TEACHER_FORCING)
@@ -305,7 +313,8 @@ def test_an_invalid_chapter_answer_is_422_inline_and_records_nothing(browser_for
         response = alice.post(f"{CHAPTER_URL}/questions/{question}", form)
         assert response.status_code == 422, (question, form)
         own = section(response.text, question)
-        assert f'<p class="inline-error" role="alert">{message}</p>' in own, (question, form)
+        error = re.search(r'<p class="inline-error" id="error-[^"]+" role="alert">(.*?)</p>', own)
+        assert error and error.group(1) == message, (question, form)
         assert "<form" in own  # asked again
         others = response.text.replace(own, "")
         assert 'class="inline-error"' not in others  # only under the question concerned
@@ -400,16 +409,18 @@ def test_a_drill_answered_wrong_then_right(browser_for, sessions):
         assert f">{format_number(v, 2)}</text>" in heatmap.group(0)
     assert 'id="new-variant"' in page
 
-    # solved: no more submissions
+    # solved: no more submissions, and the page says it is solved (not "no attempts left")
     response = submit(alice, variant_id, grid(expected))
     assert response.status_code == 302
-    assert "No attempts left." in alice.get(f"/variants/{variant_id}").text
+    page = alice.get(f"/variants/{variant_id}").text
+    assert "You have already solved this variant" in page
+    assert "No attempts left." not in page
     assert drill_state(sessions, "alice", variant_id).stored.attempts_used == 2
     assert count(sessions, store.Submission) == 2
 
     # progress: 0.5 * 0 + 0.5 * (1/3) = 0.1667, then 0.5 * 0.1667 + 0.5 * 0.9 = 0.5333
     row = skill_row(alice.get("/progress").text, "softmax")
-    assert row[:5] == ["softmax", "2", "90%", "90%", "53%"]
+    assert row[:5] == ["Softmax", "2", "90%", "90%", "53%"]
     assert progress(sessions, "alice")["softmax"].mastery == pytest.approx(0.5 / 3 / 2 + 0.45)
 
 
@@ -429,22 +440,30 @@ def test_a_drill_without_attention_weights_shows_its_solution_but_no_heatmap(bro
 def test_invalid_drill_input_is_422_inline_and_uses_no_attempt(browser_for, sessions):
     alice = browser_for("alice")
     variant_id = start(alice, "drill-score-row")  # a 1 x 3 grid
+    grid_error = "Could not read the answer in the grid: "
+    box_error = "Could not read the answer in the “Paste a matrix” box: "
     cases = [
-        ({"cell-0-0": "abc", "cell-0-1": "1", "cell-0-2": "2"}, "abc"),
-        ({"cell-0-0": "1", "cell-0-1": "", "cell-0-2": "2"}, "row 1, column 2 is empty"),
-        ({"cell-0-0": "1", "cell-0-1": "2"}, "row 1, column 3 is empty"),
-        ({"pasted": "1, 2"}, "Could not read the answer"),  # 1 x 2
-        ({"pasted": "1; 2; 3"}, "Could not read the answer"),  # 3 x 1
-        ({"pasted": "1, nan, 2"}, "Could not read the answer"),
-        ({"pasted": "[[1, 2, 3]"}, "Could not read the answer"),
+        ({"cell-0-0": "abc", "cell-0-1": "1", "cell-0-2": "2"}, grid_error, "abc"),
+        (
+            {"cell-0-0": "1", "cell-0-1": "", "cell-0-2": "2"},
+            grid_error,
+            "row 1, column 2 is empty",
+        ),
+        ({"cell-0-0": "1", "cell-0-1": "2"}, grid_error, "row 1, column 3 is empty"),
+        ({"pasted": "1, 2"}, box_error, "expected 1 × 3 values, got 2"),
+        ({"pasted": "1; 2; 3"}, box_error, "expected 1 × 3 values, got 3 × 1"),
+        ({"pasted": "1, nan, 2"}, box_error, "NaN"),
+        ({"pasted": "[[1, 2, 3]"}, box_error, "unbalanced brackets"),
     ]
-    for form, message in cases:
+    for form, where, message in cases:
         response = submit(alice, variant_id, form)
         assert response.status_code == 422, form
-        error = re.search(r'<p class="inline-error" role="alert">(.*?)</p>', response.text)
+        error = re.search(
+            r'<p class="inline-error" id="answer-error" role="alert">(.*?)</p>', response.text
+        )
         assert error, form
-        assert error.group(1).startswith("Could not read the answer: "), error.group(1)
-        assert message in error.group(1), (form, error.group(1))
+        assert error.group(1).startswith(html.escape(where)), error.group(1)
+        assert html.escape(message) in error.group(1), (form, error.group(1))
         assert "Attempts left: 3" in response.text
         # what was typed stays in the grid, to be corrected rather than retyped
         for name, value in form.items():
@@ -458,7 +477,7 @@ def test_invalid_drill_input_is_422_inline_and_uses_no_attempt(browser_for, sess
     alice.get("/lang/zh")
     response = submit(alice, variant_id, {"pasted": "abc"})
     assert response.status_code == 422
-    assert "无法读取答案：" in response.text
+    assert html.escape("无法读取“粘贴矩阵”框中的答案：无法把“abc”读成数字") in response.text
     assert "剩余次数：3" in response.text
 
 
@@ -495,7 +514,7 @@ def test_a_drill_out_of_attempts_takes_no_more_answers(browser_for, sessions):
     assert len(state.submissions) == 3
     # mastery 0 -> 0 -> 0.1167 -> 0.5 * 0.1167 + 0.5 * 0.4667 = 0.2917
     assert skill_row(alice.get("/progress").text, "softmax")[:5] == [
-        "softmax",
+        "Softmax",
         "3",
         "47%",
         "47%",
@@ -593,7 +612,7 @@ def test_the_progress_page_follows_the_drills(browser_for, sessions):
     assert submit(alice, first, grid(right, fmt=repr)).status_code == 302
     page = alice.get("/progress").text
     assert "Nothing yet" not in page
-    assert skill_row(page, "scores")[:5] == ["scores", "1", "100%", "100%", "50%"]
+    assert skill_row(page, "scores")[:5] == ["Attention scores", "1", "100%", "100%", "50%"]
 
     # a new variant, two of three cells right: score 2/3, mastery 0.25 + 0.3333 = 0.5833
     second = start(alice, "drill-score-row")
@@ -601,9 +620,19 @@ def test_the_progress_page_follows_the_drills(browser_for, sessions):
     answer[0, 0] += 1
     assert submit(alice, second, grid(answer, fmt=repr)).status_code == 302
     page = alice.get("/progress").text
-    assert skill_row(page, "scores")[:5] == ["scores", "2", "100%", "67%", "58%"]
-    assert re.search(r"<text [^>]*>scores</text>", page)  # the mastery bar chart
+    assert skill_row(page, "scores")[:5] == ["Attention scores", "2", "100%", "67%", "58%"]
+    assert re.search(r"<text [^>]*>Attention scores</text>", page)  # the mastery bar chart
     assert ">58%</text>" in page
-    history = re.findall(r"<li>[^<]*— (\S+) \((\w+)\) — ([^<]*)</li>", page)
-    assert history == [("drill-score-row", "drill", "67%"), ("drill-score-row", "drill", "100%")]
+    # the drill's title, linked to the variant; not its id
+    history = re.findall(
+        r'<li data-question="drill-score-row">.*?<a href="([^"]+)">([^<]*)</a>'
+        r" \((\w+)\) — ([^<]*)</li>",
+        page,
+        re.S,
+    )
+    title = "One row of scaled attention scores"
+    assert history == [
+        (f"/variants/{second}", title, "Drill", "67%"),
+        (f"/variants/{first}", title, "Drill", "100%"),
+    ]
     assert list(progress(sessions, "alice")) == ["scores"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 
 def test_the_worked_example_page_shows_true_values_and_the_chapters_misprints(browser_for):
@@ -23,3 +24,24 @@ def test_the_worked_example_page_follows_the_language(browser_for):
     alice.get("/lang/zh")
     text = alice.get("/worked-example").text
     assert "本章印为 1.43，真实值 0.4257" in text
+
+
+def test_the_worked_example_page_is_in_chinese_throughout(browser_for):
+    alice = browser_for("alice")
+    alice.get("/lang/zh")
+    text = alice.get("/worked-example").text
+    headings = re.findall(r"<h2>(.*?)</h2>", text)
+    assert headings[:2] == ["1. 查 Embedding 表：X（E 的行）", "2. 位置编码 PE"]
+    assert "<h2>7.1 掩码之后（未来位置的分数设为 -inf，再做 softmax）</h2>" in text
+    captions = re.findall(r"<caption>(.*?)</caption>", text)
+    assert "输出" in captions and "A（掩码前）" in captions and "Output" not in captions
+    assert "输出 = A V [0, 0]：本章印为" in text  # a misprint's label
+    heatmap = re.search(r"<svg class='heatmap'[^>]*aria-label='([^']*)'", text).group(1)
+    assert heatmap.startswith("注意力权重 A：每行是一个查询")
+    for english in ("Embedding lookup", "Positional encoding", "After masking", "row sums"):
+        assert english not in text, english
+
+    alice.get("/lang/en")
+    text = alice.get("/worked-example").text
+    assert "<h2>2. Positional encoding PE</h2>" in text
+    assert "Output = A V [0, 0]: the chapter prints" in text

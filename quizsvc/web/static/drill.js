@@ -1,23 +1,52 @@
-// Pasting a whole matrix into one grid cell spreads it over the grid.
+// Pasting a whole matrix into one grid cell spreads it over the grid; pasting one that fits
+// the grid into the "Paste a matrix" box copies it into the grid and empties the box, so
+// the grid is the one answer the learner sees and edits (the server reads the box only
+// while the grid is empty).
 (function () {
   "use strict";
   const cells = Array.from(document.querySelectorAll("input.cell"));
   if (!cells.length) return;
   const at = (r, c) => cells.find((el) => +el.dataset.row === r && +el.dataset.col === c);
+  const rowCount = Math.max(...cells.map((el) => +el.dataset.row)) + 1;
+  const colCount = Math.max(...cells.map((el) => +el.dataset.col)) + 1;
+
+  function matrixValues(text) {
+    // "[[a, b], [c, d]]": the boundary between two bracketed rows is a row break too
+    const rows = text.trim().replace(/[\]］]\s*[,，]?\s*[\[［]/g, "\n")
+      .replace(/[\[\]［］]/g, " ").split(/\s*[\n;；]\s*/).filter(Boolean);
+    return rows.map((row) => row.trim().split(/[\s,，]+/).filter(Boolean));
+  }
+
+  function fill(values, r0, c0) {
+    values.forEach((row, i) => row.forEach((value, j) => {
+      const target = at(r0 + i, c0 + j);
+      if (target) target.value = value;
+    }));
+  }
+
   cells.forEach((cell) => {
     cell.addEventListener("paste", (event) => {
-      const text = (event.clipboardData || window.clipboardData).getData("text");
-      // "[[a, b], [c, d]]": the boundary between two bracketed rows is a row break too
-      const rows = text.trim().replace(/[\]］]\s*[,，]?\s*[\[［]/g, "\n")
-        .replace(/[\[\]［］]/g, " ").split(/\s*[\n;；]\s*/).filter(Boolean);
-      const values = rows.map((row) => row.trim().split(/[\s,，]+/).filter(Boolean));
+      const values = matrixValues((event.clipboardData || window.clipboardData).getData("text"));
       if (values.length === 1 && values[0].length === 1) return; // a single number: paste as usual
       event.preventDefault();
-      const r0 = +cell.dataset.row, c0 = +cell.dataset.col;
-      values.forEach((row, i) => row.forEach((value, j) => {
-        const target = at(r0 + i, c0 + j);
-        if (target) target.value = value;
-      }));
+      fill(values, +cell.dataset.row, +cell.dataset.col);
     });
+  });
+
+  const box = document.querySelector("textarea[name=pasted]");
+  const status = document.querySelector(".paste-status");
+  if (!box) return;
+  box.addEventListener("paste", (event) => {
+    const values = matrixValues((event.clipboardData || window.clipboardData).getData("text"));
+    const fits = values.length === rowCount && values.every((row) => row.length === colCount);
+    if (!fits) return; // left in the box as pasted: the server says what does not fit
+    event.preventDefault();
+    fill(values, 0, 0);
+    box.value = "";
+    if (status) {
+      status.textContent = status.dataset.message
+        .replace("{rows}", rowCount).replace("{cols}", colCount);
+    }
+    at(0, 0).focus();
   });
 })();

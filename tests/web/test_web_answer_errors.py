@@ -1,0 +1,224 @@
+"""What a learner is told when an answer cannot be taken, and where it leaves them: the
+paste box beside the grid, errors in Chinese, the question scrolled back to, a variant solved
+in another tab, and the address bar of a rejected form."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+from web_helpers import count, reading, user_id
+
+from quizsvc import practice, store
+
+CHAPTER_URL = "/chapters/transformer-by-hand"
+QKV = "qkv-origin"  # single choice, correct: B
+TEACHER_FORCING = "teacher-forcing-vs-autoregressive"  # open
+
+
+def start(browser, question_id: str) -> int:
+    response = browser.post(f"/drills/{question_id}/variants")
+    assert response.status_code == 302, response.text
+    return int(response.headers["Location"].rsplit("/", 1)[1])
+
+
+def expected_answer(sessions, name: str, variant_id: int) -> np.ndarray:
+    with reading(sessions) as session:
+        state = practice.drill_state(session, user_id(sessions, name), variant_id)
+        return state.variant.answer.values
+
+
+def grid(values) -> dict[str, str]:
+    return {f"cell-{r}-{c}": repr(float(v)) for (r, c), v in np.ndenumerate(values)}
+
+
+def inline_error(page_html: str) -> str:
+    match = re.search(r'<p class="inline-error" id="[^"]+" role="alert">(.*?)</p>', page_html)
+    assert match, "no inline error"
+    return html.unescape(match.group(1))
+
+
+def attempts_used(sessions, name: str, variant_id: int) -> int:
+    with reading(sessions) as session:
+        return store.load_variant(session, variant_id).attempts_used
+
+
+# --- the paste box and the grid -------------------------------------------------------
+
+
+def test_text_left_in_the_paste_box_never_silently_overrides_the_grid(browser_for, sessions):
+    alice = browser_for("alice")
+    variant_id = start(alice, "drill-score-row")  # a 1 x 3 grid
+    right = expected_answer(sessions, "alice", variant_id)
+    url = f"/variants/{variant_id}/submissions"
+
+    # a paste error says it is the paste box's, and sends the learner back to that box
+    response = alice.post(url, {"pasted": "1, 2"})
+    assert response.status_code == 422
+    assert inline_error(response.text) == (
+        "Could not read the answer in the “Paste a matrix” box: expected 1 × 3 values, got 2"
+    )
+    textarea = re.search(r"<textarea name=\"pasted\"[^>]*>([^<]*)</textarea>", response.text)
+    assert "autofocus" in textarea.group(0) and 'aria-invalid="true"' in textarea.group(0)
+    assert textarea.group(1) == "1, 2"  # kept, to be corrected
+
+    # the learner fixes the grid, but the old text is still in the box: not the same paste
+    # error again, and not the box's answer either, but what to do about the two
+    response = alice.post(url, {**grid(right), "pasted": "1, 2"})
+    assert response.status_code == 422
+    assert inline_error(response.text) == (
+        "The grid and the “Paste a matrix” box hold different answers: "
+        "empty one of them, then submit again."
+    )
+    # a half-filled grid beside a whole pasted matrix is just as ambiguous
+    response = alice.post(url, {"cell-0-0": "1", "pasted": "1, 2, 3"})
+    assert response.status_code == 422
+    assert "hold different answers" in inline_error(response.text)
+    assert attempts_used(sessions, "alice", variant_id) == 0
+
+    # the same numbers in both (say the box was copied into the grid) are one answer
+    pasted = ", ".join(repr(float(v)) for v in right[0])
+    response = alice.post(url, {**grid(right), "pasted": f"[{pasted}]"})
+    assert response.status_code == 302
+    assert attempts_used(sessions, "alice", variant_id) == 1
+    page = alice.get(f"/variants/{variant_id}").text
+    assert "Attempt 1: score 100%" in page
+
+
+def test_the_paste_box_is_read_only_while_the_grid_is_empty(browser_for, sessions):
+    alice = browser_for("alice")
+    variant_id = start(alice, "drill-score-row")
+    right = expected_answer(sessions, "alice", variant_id)
+    pasted = " ".join(repr(float(v)) for v in right[0])
+    response = alice.post(f"/variants/{variant_id}/submissions", {"pasted": pasted})
+    assert response.status_code == 302
+    assert "Attempt 1: score 100%" in alice.get(f"/variants/{variant_id}").text
+
+
+# --- errors in the learner's language ---------------------------------------------------
+
+
+def test_a_rejected_drill_answer_is_explained_in_chinese(browser_for, sessions):
+    alice = browser_for("alice")
+    alice.get("/lang/zh")
+    variant_id = start(alice, "drill-score-row")
+    url = f"/variants/{variant_id}/submissions"
+    cases = [
+        ({"pasted": "1, 2"}, "无法读取“粘贴矩阵”框中的答案：应为 1 × 3 个值，实际是 2 个"),
+        ({"pasted": "1; 2; 3"}, "无法读取“粘贴矩阵”框中的答案：应为 1 × 3 个值，实际是 3 × 1"),
+        ({"pasted": "1 2\n3"}, "无法读取“粘贴矩阵”框中的答案：第 2 行有 1 个值，第 1 行有 2 个"),
+        ({"cell-0-0": "1", "cell-0-2": "2"}, "无法读取表格中的答案：第 1 行第 2 列是空的"),
+        (
+            {"cell-0-0": "abc", "cell-0-1": "1", "cell-0-2": "2"},
+            "无法读取表格中的答案：无法把“abc”读成数字（第 1 行第 1 个值）",
+        ),
+        (
+            {"cell-0-0": "1", "cell-0-1": "2", "pasted": "3"},
+            "表格和“粘贴矩阵”框里的答案不一致：请清空其中一个，再提交。",
+        ),
+    ]
+    for form, message in cases:
+        response = alice.post(url, form)
+        assert response.status_code == 422, form
+        assert inline_error(response.text) == message, form
+        assert not re.search(r"[A-Za-z]{4,}", message)  # no English left in it
+    assert attempts_used(sessions, "alice", variant_id) == 0
+
+
+def test_a_rejected_chapter_answer_is_explained_in_chinese(browser_for, sessions):
+    alice = browser_for("alice")
+    alice.get("/lang/zh")
+    cases = [
+        (QKV, {}, "请先选择答案，再提交"),
+        (QKV, {"choice": ["A", "B"]}, "只能选择一个答案"),
+        (QKV, {"choice": "E"}, "“E”不是选项之一"),
+        (TEACHER_FORCING, {"text": "  "}, "请先写下答案，再提交"),
+    ]
+    for question, form, message in cases:
+        response = alice.post(f"{CHAPTER_URL}/questions/{question}", form)
+        assert response.status_code == 422, form
+        assert inline_error(response.text) == message, form
+    assert count(sessions, store.QuizAnswer) == 0
+
+
+# --- back to the question ---------------------------------------------------------------
+
+
+def test_a_rejected_chapter_answer_brings_the_learner_back_to_the_question(browser_for):
+    alice = browser_for("alice")
+    page = alice.get(CHAPTER_URL).text
+    actions = re.findall(r'<form method="post" action="([^"]+)">', page)
+    assert len(actions) == 6
+    for action in actions:  # the page the browser shows after a 422 opens at the question
+        question = re.fullmatch(rf"{CHAPTER_URL}/questions/([\w-]+)#q-([\w-]+)", action)
+        assert question and question.group(1) == question.group(2), action
+
+    response = alice.post(f"{CHAPTER_URL}/questions/{QKV}", {})
+    assert response.status_code == 422
+    own = re.search(rf'<section class="question" id="q-{QKV}".*?</section>', response.text, re.S)
+    own = own.group(0)
+    # the first choice takes the focus (as the fragment, it scrolls the question into view),
+    # and the choices are described by the error
+    first = re.search(r'<input type="radio" name="choice" value="A"[^>]*>', own).group(0)
+    assert "autofocus" in first
+    assert f'<fieldset class="choices" aria-describedby="error-{QKV}">' in own
+    assert f'id="error-{QKV}"' in own
+    assert response.text.count("autofocus") == 1  # no other question takes it
+
+    response = alice.post(f"{CHAPTER_URL}/questions/{TEACHER_FORCING}", {"text": " "})
+    textarea = re.search(r"<textarea [^>]*>", response.text).group(0)
+    assert "autofocus" in textarea and f'aria-describedby="error-{TEACHER_FORCING}"' in textarea
+
+
+# --- a variant solved in another tab ----------------------------------------------------
+
+
+def test_a_variant_solved_in_another_tab_says_it_is_solved(browser_for, sessions):
+    alice = browser_for("alice")
+    variant_id = start(alice, "drill-softmax-row")
+    right = expected_answer(sessions, "alice", variant_id)
+    tabs = [alice.get(f"/variants/{variant_id}").text for _ in range(2)]
+    key_a, key_b = (re.search(r'name="idempotency_key" value="([^"]+)"', t).group(1) for t in tabs)
+    url = f"/variants/{variant_id}/submissions"
+
+    assert alice.post(url, {**grid(right), "idempotency_key": key_a}).status_code == 302
+    wrong = {**grid(right + 0.1), "idempotency_key": key_b}
+    response = alice.post(url, wrong)  # tab B, still showing the form
+    assert response.status_code == 302
+    page = alice.get(response.headers["Location"]).text
+    assert "You have already solved this variant (perhaps in another tab)" in page
+    assert "No attempts left." not in page
+    assert 'id="marks"' in page and "Worked solution" in page  # shown, not hidden
+    assert attempts_used(sessions, "alice", variant_id) == 1
+
+
+# --- the address bar of a rejected form ------------------------------------------------
+
+
+def test_the_address_of_a_form_leads_to_its_page_not_to_a_405(browser_for, sessions):
+    alice = browser_for("alice")
+    variant_id = start(alice, "drill-score-row")
+    before = count(sessions, store.DrillVariant), count(sessions, store.QuizAnswer)
+
+    # what the address bar shows after a 422, reloaded or opened from a bookmark
+    rejected = alice.post(f"/variants/{variant_id}/submissions", {"cell-0-0": "1"})
+    assert rejected.status_code == 422
+    response = alice.get(f"/variants/{variant_id}/submissions")
+    assert response.status_code == 302
+    assert response.headers["Location"] == f"/variants/{variant_id}"
+
+    response = alice.get(f"{CHAPTER_URL}/questions/{QKV}")
+    assert response.status_code == 302
+    assert response.headers["Location"] == f"{CHAPTER_URL}#q-{QKV}"
+
+    for path in (
+        "/drills/recommended",
+        "/drills/drill-score-row/start",
+        "/drills/drill-score-row/variants",
+    ):
+        response = alice.get(path)
+        assert response.status_code == 302, path
+        assert response.headers["Location"] == "/drills", path
+    # a GET never starts a variant or records an answer
+    assert (count(sessions, store.DrillVariant), count(sessions, store.QuizAnswer)) == before

@@ -1,0 +1,288 @@
+"""What the learner's pages say and how they can be found and read: drills by their titles and
+skills by their names (not ids), the task and tolerance before answering, unfinished variants,
+how mastery moves, answered choices with their options, and the labels a screen reader reads.
+
+Mastery follows the content's rule m <- 0.5 * m + 0.5 * score, starting at 0."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+from web_helpers import PASSWORD, reading, user_id
+
+from quizsvc import practice
+
+CHAPTER_URL = "/chapters/transformer-by-hand"
+QKV = "qkv-origin"  # single choice, correct: B
+
+
+def start(browser, question_id: str, action: str = "variants") -> int:
+    response = browser.post(f"/drills/{question_id}/{action}")
+    assert response.status_code == 302, response.text
+    return int(response.headers["Location"].rsplit("/", 1)[1])
+
+
+def drill_state(sessions, name: str, variant_id: int) -> practice.DrillState:
+    with reading(sessions) as session:
+        return practice.drill_state(session, user_id(sessions, name), variant_id)
+
+
+def solve(browser, sessions, name: str, variant_id: int) -> None:
+    values = drill_state(sessions, name, variant_id).variant.answer.values
+    form = {f"cell-{r}-{c}": repr(float(v)) for (r, c), v in np.ndenumerate(values)}
+    assert browser.post(f"/variants/{variant_id}/submissions", form).status_code == 302
+
+
+def text_of(fragment: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+def first(pattern: str, page_html: str) -> str:
+    match = re.search(pattern, page_html, re.S)
+    assert match, pattern
+    return match.group(1)
+
+
+# --- the drill page before answering -------------------------------------------------
+
+
+def test_the_drill_page_states_the_task_its_rounding_and_the_tolerance(browser_for):
+    alice = browser_for("alice")
+    variant_id = start(alice, "drill-softmax-row")  # atol 0.005, 3 attempts, penalty 0.1
+    page = alice.get(f"/variants/{variant_id}").text
+    assert "<title>The softmax of one row of scores · Transformer by hand</title>" in page
+    h1 = text_of(first(r"<h1>(.*?)</h1>", page))
+    assert h1 == "Drills: The softmax of one row of scores"  # not the kind, softmax_row
+    # the question's own prompt, with how many decimals to give, above the variant's
+    task = text_of(first(r'<div class="task">(.*?)</div>', page))
+    assert task.startswith("Apply the softmax") and task.endswith("Round to three decimals.")
+    rules = re.findall(r"<li>(.*?)</li>", first(r'<ul class="rules" id="rules">(.*?)</ul>', page))
+    assert rules == [
+        "Answers within ±0.005 of the exact value count as correct.",
+        "Each further attempt takes 10% off the score.",
+    ]
+
+    alice.get("/lang/zh")
+    page = alice.get(f"/variants/{variant_id}").text
+    assert "计算练习: 对给定" not in page
+    assert text_of(first(r"<h1>(.*?)</h1>", page)) == "计算练习: 对一行分数做 Softmax"
+    assert text_of(first(r'<div class="task">(.*?)</div>', page)).endswith("保留三位小数。")
+    assert "<li>与精确值相差不超过 ±0.005 的答案算对。</li>" in page
+
+    # a token id: right or wrong, one attempt
+    alice.get("/lang/en")
+    variant_id = start(alice, "drill-greedy-next-token")
+    page = alice.get(f"/variants/{variant_id}").text
+    rules = re.findall(r"<li>(.*?)</li>", first(r'<ul class="rules" id="rules">(.*?)</ul>', page))
+    assert rules == ["Only the exact value counts as correct."]
+
+
+def test_an_exact_answer_is_shown_as_its_value_not_as_an_interval(browser_for, sessions):
+    alice = browser_for("alice")
+    variant_id = start(alice, "drill-greedy-next-token")
+    expected = int(drill_state(sessions, "alice", variant_id).variant.answer.values[0, 0])
+    form = {"cell-0-0": str(expected + 1)}
+    assert alice.post(f"/variants/{variant_id}/submissions", form).status_code == 302
+    page = alice.get(f"/variants/{variant_id}").text  # one attempt: finished, so shown
+    interval = re.search(r'<small class="interval" title="([^"]+)">([^<]*)</small>', page)
+    assert interval.groups() == ("Accepted value", str(expected))
+
+
+def test_every_answer_cell_has_a_name_without_an_empty_part(browser_for):
+    alice = browser_for("alice")
+    page = alice.get(f"/variants/{start(alice, 'drill-teacher-forcing-loss')}").text
+    assert re.findall(r'<input name="cell-[^"]+"[^>]*aria-label="([^"]*)"', page) == ["Loss"]
+    page = alice.get(f"/variants/{start(alice, 'drill-score-row')}").text
+    names = re.findall(r'<input name="cell-[^"]+"[^>]*aria-label="([^"]*)"', page)
+    assert len(names) == 3 and all(re.fullmatch(r"\S+, \S+", n) for n in names), names
+
+
+# --- the drills list -------------------------------------------------------------------
+
+
+def test_the_drills_list_names_each_drill_and_each_button(app, browser_for):
+    alice = browser_for("alice")
+    page = alice.get("/drills").text
+    drills = [q for q in app.extensions["quizsvc"].bank.questions.values() if q.type == "drill"]
+    headings = re.findall(r'<h2 id="drill-[^"]+">(.*?)</h2>', page)
+    labels = re.findall(r'<button type="submit" aria-label="([^"]+)">Start</button>', page)
+    assert len(headings) == len(labels) == len(drills) >= 12
+    assert labels == [f"Start: {h}" for h in headings]
+    assert len(set(labels)) == len(labels)  # twelve buttons a screen reader tells apart
+    assert "Embedding plus positional encoding: X&#39; = X + PE" in headings
+    skills = re.findall(r'<span class="skill">(.*?)</span>', page)
+    assert "Skill: Positional encoding" in skills and "Skill: Add &amp; Norm" in skills
+    assert not any("_" in s for s in skills)  # no tag such as positional_encoding
+
+    alice.get("/lang/zh")
+    page = alice.get("/drills").text
+    assert '<h2 id="drill-drill-greedy-next-token">贪心解码：下一个 token</h2>' in page
+    assert 'aria-label="开始：贪心解码：下一个 token">开始</button>' in page
+    assert '<span class="skill">技能: 位置编码</span>' in page
+
+
+def test_unfinished_variants_are_listed_and_start_resumes_them(browser_for, sessions):
+    alice = browser_for("alice")
+    assert 'id="unfinished"' not in alice.get("/drills").text
+
+    first_id = start(alice, "drill-score-row", "start")
+    assert start(alice, "drill-score-row", "start") == first_id  # resumed, not abandoned
+    page = alice.get("/drills").text
+    listed = re.findall(r'<li data-variant="(\d+)"><a href="([^"]+)">([^<]+)</a>', page)
+    assert listed == [
+        (str(first_id), f"/variants/{first_id}", "One row of scaled attention scores")
+    ]
+    assert "Attempts left: 3" in first(
+        r'<section class="unfinished" id="unfinished">(.*?)</section>', page
+    )
+    assert 'aria-label="Continue: One row of scaled attention scores">Continue</button>' in page
+
+    # "New variant" still starts afresh; Start then resumes the newest
+    second_id = start(alice, "drill-score-row")
+    assert second_id != first_id
+    page = alice.get("/drills").text
+    assert re.findall(r'<li data-variant="(\d+)">', page) == [str(second_id), str(first_id)]
+    assert start(alice, "drill-score-row", "start") == second_id
+
+    # a solved variant, or one out of attempts, is finished: no longer listed or resumed
+    solve(alice, sessions, "alice", second_id)
+    assert re.findall(r'<li data-variant="(\d+)">', alice.get("/drills").text) == [str(first_id)]
+    assert start(alice, "drill-score-row", "start") == first_id
+    solve(alice, sessions, "alice", first_id)
+    greedy = start(alice, "drill-greedy-next-token", "start")  # one attempt
+    form = {"cell-0-0": "-1"}
+    assert alice.post(f"/variants/{greedy}/submissions", form).status_code == 302
+    assert 'id="unfinished"' not in alice.get("/drills").text
+    third_id = start(alice, "drill-score-row", "start")
+    assert third_id not in (first_id, second_id)
+
+    # the recommended drill resumes too; another learner's variants are not theirs to list
+    recommended = alice.post("/drills/recommended")
+    resumed = int(recommended.headers["Location"].rsplit("/", 1)[1])
+    assert alice.post("/drills/recommended").headers["Location"] == f"/variants/{resumed}"
+    assert 'id="unfinished"' not in browser_for("bob").get("/drills").text
+
+
+# --- progress ---------------------------------------------------------------------------
+
+
+def test_the_progress_page_explains_mastery_and_names_skills_and_questions(browser_for, sessions):
+    alice = browser_for("alice")
+    variant_id = start(alice, "drill-add-norm")
+    solve(alice, sessions, "alice", variant_id)
+    assert alice.post(f"{CHAPTER_URL}/questions/{QKV}", {"choice": "B"}).status_code == 302
+    page = alice.get("/progress").text
+
+    # one perfect answer: best 100 %, mastery 50 %, and the page says why
+    row = re.findall(r"<td[^>]*>(.*?)</td>", first(r'<tr data-skill="add_norm">(.*?)</tr>', page))
+    assert row[:5] == ["Add &amp; Norm", "1", "100%", "100%", "50%"]
+    assert re.fullmatch(r'<time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC</time>', row[5])
+    assert "Last activity (UTC)" in page
+    explanation = text_of(first(r'<p class="help" id="mastery-help">(.*?)</p>', page))
+    assert "moves it 50% of the way to that answer's score" in explanation
+    assert "50% → 75% → 88% → 94%" in explanation
+
+    history = first(r'<ul class="history" id="history">(.*?)</ul>', page)
+    entries = [text_of(li) for li in re.findall(r"<li[^>]*>(.*?)</li>", history, re.S)]
+    assert [e.split(" — ", 1)[1] for e in entries] == [
+        "Where are Q, K and V computed from? (Chapter quiz) — 100%",
+        "Add & Norm (residual + LayerNorm) (Drill) — 100%",
+    ]
+    assert f'<a href="{CHAPTER_URL}#q-{QKV}">' in history
+    assert f'<a href="/variants/{variant_id}">' in history
+    assert "(quiz)" not in history and QKV + " " not in history
+
+    charts = re.findall(r"<svg class='chart'[^>]*aria-label='([^']*)'", page)
+    assert charts == [
+        "Mastery per skill (0 to 100 %)",
+        "Your recent scores, oldest first (0 to 100 %)",
+    ]
+    assert re.search(r"<text [^>]*>Add &amp; Norm</text>", page)  # the bar's label
+
+    alice.get("/lang/zh")
+    page = alice.get("/progress").text
+    assert "每次评分后都向这次的得分移动差距的 50%" in page
+    assert "<td>残差与归一化（Add &amp; Norm）</td>" in page
+    assert "Q、K、V 是从哪里算出来的？ (章节测试)" in text_of(page)
+    charts = re.findall(r"<svg class='chart'[^>]*aria-label='([^']*)'", page)
+    assert charts == ["各技能掌握度（0–100%）", "最近得分（从早到晚，0–100%）"]
+
+
+# --- the chapter quiz -------------------------------------------------------------------
+
+
+def test_the_chapter_page_labels_its_questions_and_answers(browser_for):
+    alice = browser_for("alice")
+    page = alice.get(CHAPTER_URL).text
+    assert re.findall(r'<h2 id="h-[^"]+">(.*?)</h2>', page) == [
+        f"Question {n}" for n in range(1, 7)
+    ]
+    legends = re.findall(r"<legend>(.*?)</legend>", page)
+    assert legends == ["Choose one answer"] * 4
+    textareas = re.findall(r'<textarea id="([^"]+)"', page)
+    assert len(textareas) == 2
+    for textarea in textareas:
+        assert f'<label class="block" for="{textarea}">Your answer</label>' in page
+
+    alice.get("/lang/zh")
+    page = alice.get(CHAPTER_URL).text
+    assert re.findall(r'<h2 id="h-[^"]+">(.*?)</h2>', page)[:2] == ["第 1 题", "第 2 题"]
+    assert "<legend>选择一个答案</legend>" in page
+
+
+def test_an_answered_choice_shows_every_option_with_the_choice_and_the_key(app, browser_for):
+    bob = browser_for("bob")
+    assert bob.post(f"{CHAPTER_URL}/questions/{QKV}", {"choice": "A"}).status_code == 302
+    section = first(
+        rf'(<section class="question" id="q-{QKV}".*?</section>)', bob.get(CHAPTER_URL).text
+    )
+    question = app.extensions["quizsvc"].bank.questions[QKV]
+    options = re.findall(r'<li data-choice="(\w+)"([^>]*)>(.*?)</li>', section, re.S)
+    assert [choice for choice, _, _ in options] == [c.id for c in question.choices]
+    for (choice, attributes, body), authored in zip(options, question.choices, strict=True):
+        assert text_of(body).startswith(f"{choice}. {authored.text.en}"), choice
+        assert ('data-chosen="true"' in attributes) == (choice == "A")
+        assert ('data-key="true"' in attributes) == (choice == "B")
+    marked = {
+        choice: text_of(body).rsplit(authored.text.en, 1)[1].strip()
+        for (choice, _, body), authored in zip(options, question.choices, strict=True)
+    }
+    assert marked == {"A": "Your answer", "B": "Correct answer", "C": "", "D": ""}
+
+
+# --- pictures and small things -----------------------------------------------------------
+
+
+def test_a_heatmap_says_what_its_rows_and_columns_are_in_the_page_language(browser_for, sessions):
+    alice = browser_for("alice")
+    variant_id = start(alice, "drill-softmax-row")
+    solve(alice, sessions, "alice", variant_id)
+    page = alice.get(f"/variants/{variant_id}").text
+    label = first(r"<svg class='heatmap'[^>]*aria-label='([^']*)'", page)
+    assert label.startswith("Attention weights A: one row per query, one column per key")
+    assert f"<title>{label}</title>" in page
+    alice.get("/lang/zh")
+    page = alice.get(f"/variants/{variant_id}").text
+    label = first(r"<svg class='heatmap'[^>]*aria-label='([^']*)'", page)
+    assert label.startswith("注意力权重 A：每行是一个查询（query），每列是一个键（key）")
+
+
+def test_the_language_toggle_says_which_language_it_is_in(browser_for):
+    alice = browser_for("alice")
+    english = alice.get(CHAPTER_URL, headers={"Accept-Language": "en"}).text
+    assert re.search(r'<a id="lang-toggle" [^>]*lang="zh-CN" hreflang="zh-CN">中文</a>', english)
+    alice.get("/lang/zh")
+    chinese = alice.get(CHAPTER_URL).text
+    assert re.search(r'<a id="lang-toggle" [^>]*lang="en" hreflang="en">English</a>', chinese)
+
+
+def test_a_wrong_password_keeps_the_user_name(browser_for):
+    anonymous = browser_for()
+    anonymous.get("/login")
+    response = anonymous.post("/login", {"name": "alice", "password": PASSWORD + "x"})
+    assert response.status_code == 401
+    name = re.search(r'<input name="name"[^>]*>', response.text).group(0)
+    assert 'value="alice"' in name and "autofocus" not in name
+    assert "autofocus" in re.search(r'<input name="password"[^>]*>', response.text).group(0)
