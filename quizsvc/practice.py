@@ -215,13 +215,7 @@ def answer_question(
         case MultipleChoiceQuestion():
             score = grade_multiple_choice(choices or [], {c.id: c.score for c in question.choices})
         case NumericQuestion():
-            grade = grade_numeric(
-                text or "",
-                question.answer_matrix(),
-                Tolerance(question.tolerance.atol, question.tolerance.rtol),
-                all_or_nothing=question.all_or_nothing,
-            )
-            score = grade.score
+            score = grade_numeric_answer(question, text or "").score
         case OpenQuestion():
             if not text or not text.strip():
                 raise AnswerRejected("write an answer before submitting", Rejection.NO_TEXT)
@@ -241,6 +235,21 @@ def answer_question(
         attempts_allowed=QUIZ_ATTEMPTS,
     )
     return QuizOutcome(answer, answer.score, suggestion)
+
+
+def grade_numeric_answer(question: NumericQuestion, text: str) -> NumericGrade:
+    """A typed answer to a numeric chapter question, graded cell by cell against its key.
+
+    The score of a recorded answer is the store's; this grades the recorded text again to
+    show which cells were right (the store keeps the text, not the cells). Raises
+    grading.AnswerRejected for text that is not a table of numbers of the key's shape.
+    """
+    return grade_numeric(
+        text,
+        question.answer_matrix(),
+        Tolerance(question.tolerance.atol, question.tolerance.rtol),
+        all_or_nothing=question.all_or_nothing,
+    )
 
 
 def _one_choice(choices: list[str] | None) -> str:

@@ -21,7 +21,8 @@ one column per drill skill, headed ``mastery:<skill>``
     The chapter grade, a fraction from 0 to 1: the points-weighted mean of the chapter
     questions' scores, sum(points x score) / sum(points), where unanswered questions and
     answers awaiting review count 0.  Drills do not count (they are practice).  Empty if
-    the bank has no chapter questions.
+    the student has answered none of the bank's chapter questions (not started, which a 0
+    would misstate; drills alone do not start the chapter), or if the bank has none.
 ``last_activity``
     The latest time the student submitted a drill answer or answered a question (ISO 8601
     UTC); empty if never.
@@ -69,9 +70,10 @@ def drill_skills(bank: Bank) -> list[str]:
 
 
 def chapter_total(bank_questions: list[Question], scores: dict[str, float | None]) -> float | None:
-    """sum(points x score) / sum(points) over ``bank_questions``; a missing or None score
-    counts 0.  None if there are no questions."""
-    if not bank_questions:
+    """sum(points x score) / sum(points) over ``bank_questions``; ``scores`` holds the
+    answered questions only (None: awaiting review), a missing or None score counts 0.
+    None if there are no questions or none of them is answered (not started)."""
+    if not any(q.id in scores for q in bank_questions):
         return None
     earned = math.fsum(q.points * (scores.get(q.id) or 0.0) for q in bank_questions)
     return earned / math.fsum(q.points for q in bank_questions)

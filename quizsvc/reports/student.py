@@ -6,7 +6,7 @@
 - ``chapter_answers``: every chapter question (not a drill) in bank order, with the
   student's latest answer and its latest review comment, or None if unanswered.
 - ``chapter_total``: the gradebook's ``total`` (points-weighted mean score, unanswered and
-  awaiting review counting 0).
+  awaiting review counting 0; None if no chapter question is answered, or there are none).
 - ``drill_history``: the latest ``history_limit`` drill submissions, newest first.
 - ``last_activity``: as in the gradebook.
 
@@ -140,7 +140,9 @@ def student_report(
         role=user.role,
         skills=tuple(skills),
         chapter_answers=answers,
-        chapter_total=chapter_total(questions, {line.question_id: line.score for line in answers}),
+        chapter_total=chapter_total(
+            questions, {line.question_id: line.score for line in answers if line.answered}
+        ),
         drill_history=history,
         last_activity=queries.last_activity(session, learner_id).get(learner_id),
     )

@@ -38,6 +38,7 @@ from flask_login import UserMixin, current_user, login_required, login_user, log
 from sqlalchemy.orm import Session
 
 from quizsvc import store
+from quizsvc.store.users import MAX_PASSWORD_LENGTH, USER_NAME_PATTERN
 from quizsvc.web.context import db, state
 from quizsvc.web.errors import is_api_request
 from quizsvc.web.extensions import csrf, login_manager
@@ -145,7 +146,7 @@ def instructor_required(view: Callable[..., Any]) -> Callable[..., Any]:
     @login_required
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         if not current_user.is_instructor:
-            abort(403, description="This page is for instructors.")
+            abort(403, description=translate("error_instructors_only"))
         return view(*args, **kwargs)
 
     return wrapped
@@ -174,12 +175,54 @@ def login():
     return render_template("login.html")
 
 
+MAX_DISPLAY_NAME_LENGTH = 200  # as store.create_user refuses longer ones (and the form says)
+
+
+class PasswordsDiffer(store.InvalidPassword):
+    """A form's password and its repetition differ."""
+
+
+def account_problem(exc: store.StoreError, password_field: str = "password") -> str:
+    """Why the posted account form was refused, in the page's language.
+
+    The store's messages stay English (the CLI prints them); this tells the store's refusals
+    apart by their type and, where one type has several reasons, by the form's values
+    checked against the store's own rules. A refusal not recognised here (a role, say,
+    which no form lets a learner choose) keeps the store's message."""
+    name = request.form.get("name", "").strip()
+    password = request.form.get(password_field, "")
+    match exc:
+        case PasswordsDiffer():
+            if password_field == "new_password":
+                return translate("account_new_passwords_differ")
+            return translate("account_passwords_differ")
+        case store.WrongPassword():
+            return translate("account_wrong_password")
+        case store.DuplicateUser():
+            return translate("account_name_taken", name=name)
+        case store.InvalidUser() if not USER_NAME_PATTERN.fullmatch(name):
+            return translate("account_name_invalid", name=name)
+        case store.InvalidUser() if (
+            len(request.form.get("display_name", "").strip()) > MAX_DISPLAY_NAME_LENGTH
+        ):
+            return translate("account_display_name_too_long", max=MAX_DISPLAY_NAME_LENGTH)
+        case store.InvalidPassword() if not password:
+            return translate("account_password_empty")
+        case store.InvalidPassword() if not password.strip():
+            return translate("account_password_only_spaces")
+        case store.InvalidPassword() if len(password) < store.MIN_PASSWORD_LENGTH:
+            return translate("account_password_too_short", min=store.MIN_PASSWORD_LENGTH)
+        case store.InvalidPassword() if len(password) > MAX_PASSWORD_LENGTH:
+            return translate("account_password_too_long", max=MAX_PASSWORD_LENGTH)
+    return str(exc)
+
+
 def create_account(role: str) -> store.User:
     """A user from the posted form (name, display_name, password, password_again).
-    Raises store.StoreError with a message for the person filling it in."""
+    Raises store.StoreError; `account_problem` says why to the person filling it in."""
     password = request.form.get("password", "")
     if password != request.form.get("password_again", password):
-        raise store.InvalidPassword("the two passwords differ")
+        raise PasswordsDiffer("the two passwords differ")
     return store.create_user(
         db(),
         name=request.form.get("name", "").strip(),
@@ -200,7 +243,7 @@ def register():
             user = create_account("student")
         except store.StoreError as exc:
             db().rollback()
-            return render_template("register.html", error=str(exc)), 422
+            return render_template("register.html", error=account_problem(exc)), 422
         login_user(CurrentUser.of(user))
         return redirect(url_for("quiz.index"))
     return render_template("register.html", error=None)
@@ -214,13 +257,14 @@ def change_password():
         new_password = request.form.get("new_password", "")
         try:
             if new_password != request.form.get("new_password_again", ""):
-                raise store.InvalidPassword("the two new passwords differ")
+                raise PasswordsDiffer("the two new passwords differ")
             user = store.change_password(
                 db(), current_user.id, request.form.get("current_password", ""), new_password
             )
         except store.StoreError as exc:
             db().rollback()
-            return render_template("account_password.html", error=str(exc)), 422
+            error = account_problem(exc, password_field="new_password")
+            return render_template("account_password.html", error=error), 422
         login_user(CurrentUser.of(user))  # this browser stays signed in, under the new key
         flash(translate("password_changed"), "info")
         return redirect(url_for("quiz.index"))
@@ -237,6 +281,11 @@ def logout():
 @bp.get("/lang/<code>")
 def set_language(code: str):
     if code not in LANGUAGES:
-        abort(404, description=f"unknown language {code!r}; choose one of {', '.join(LANGUAGES)}")
+        abort(
+            404,
+            description=translate(
+                "error_unknown_language", code=code, choices=", ".join(LANGUAGES)
+            ),
+        )
     session["lang"] = code
     return redirect(_safe_next(request.args.get("next")))

@@ -66,7 +66,7 @@ def index():
 def recommended():
     question_id = practice.recommended_drill(db(), bank(), current_user.id)
     if question_id is None:
-        abort(404, description="there are no drills in the question bank")
+        abort(404, description=translate("error_no_drills"))
     return _resume_or_start(question_id)
 
 
@@ -83,16 +83,16 @@ def new_variant(question_id: str):
     """Always a fresh variant (the learner asked for other numbers)."""
     try:
         issued = practice.start_drill(db(), bank(), current_user.id, question_id)
-    except practice.PracticeError as exc:
-        abort(404, description=str(exc))
+    except practice.PracticeError:
+        abort(404, description=translate("error_no_drill", id=question_id))
     return redirect(url_for("drills.variant", variant_id=issued.id))
 
 
 def _resume_or_start(question_id: str):
     try:
         variant_id = practice.resume_or_start_drill(db(), bank(), current_user.id, question_id)
-    except practice.PracticeError as exc:
-        abort(404, description=str(exc))
+    except practice.PracticeError:
+        abort(404, description=translate("error_no_drill", id=question_id))
     return redirect(url_for("drills.variant", variant_id=variant_id))
 
 
@@ -117,7 +117,7 @@ def _load_state(variant_id: int) -> practice.DrillState:
         return practice.drill_state(db(), current_user.id, variant_id)
     except (store.NotFound, store.NotYourVariant):
         # the same answer for "not yours" as for "not there": ids are not to be probed
-        abort(404, description=f"no drill variant {variant_id}")
+        abort(404, description=translate("error_no_drill_variant", id=variant_id))
 
 
 class AnswerSource(StrEnum):
@@ -195,23 +195,9 @@ def render_variant(
     variant = state.variant
     last = state.submissions[-1] if state.submissions else None
     rows, cols = variant.answer.shape
-    marks = None
-    if last is not None:
-        marks = [[None] * cols for _ in range(rows)]
-        for cell in last.cells:
-            mark = {"correct": cell["correct"], "submitted": _shown(cell["submitted"])}
-            # never an interval around a wrong cell while attempts remain: it would give
-            # the answer away
-            if state.finished or cell["correct"]:
-                low, high = _shown(cell["low"]), _shown(cell["high"])
-                if low == high:  # an exact answer (a token id): one value, not an interval
-                    mark |= {"interval": low, "interval_title": translate("accepted_value")}
-                else:
-                    mark |= {
-                        "interval": f"[{low}, {high}]",
-                        "interval_title": translate("accepted_interval"),
-                    }
-            marks[cell["row"]][cell["col"]] = mark
+    # never an interval around a wrong cell while attempts remain: it would give the
+    # answer away
+    marks = cell_marks(last.cells, rows, cols, state.finished) if last is not None else None
     question = bank().questions.get(state.stored.question_id)
     rules = [tolerance_rule(variant.tolerance)]
     if variant.all_or_nothing and variant.answer.values.size > 1:
@@ -269,6 +255,31 @@ def render_variant(
         error_field=error_field,
         idempotency_key=uuid.uuid4().hex,
     ), status
+
+
+def cell_marks(
+    cells: list[dict], rows: int, cols: int, reveal_wrong: bool
+) -> list[list[dict[str, object]]]:
+    """Graded cells (as `NumericGrade.to_json_dict()` writes them, infinities as strings),
+    as the marks table shows them: right or wrong, the value given and, for a right cell or
+    once `reveal_wrong`, the values that were accepted."""
+    marks: list[list[dict[str, object]]] = [[{} for _ in range(cols)] for _ in range(rows)]
+    for cell in cells:
+        mark: dict[str, object] = {
+            "correct": cell["correct"],
+            "submitted": _shown(cell["submitted"]),
+        }
+        if reveal_wrong or cell["correct"]:
+            low, high = _shown(cell["low"]), _shown(cell["high"])
+            if low == high:  # an exact answer (a token id): one value, not an interval
+                mark |= {"interval": low, "interval_title": translate("accepted_value")}
+            else:
+                mark |= {
+                    "interval": f"[{low}, {high}]",
+                    "interval_title": translate("accepted_interval"),
+                }
+        marks[cell["row"]][cell["col"]] = mark
+    return marks
 
 
 def _shown(value: float | str) -> str:

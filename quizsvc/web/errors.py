@@ -1,6 +1,10 @@
 """One JSON error format for /api, friendly HTML pages elsewhere.
 
 JSON: {"error": {"status": 404, "code": "not_found", "message": "..."}}
+
+JSON messages stay English: clients parse them. Pages are in the page's language: views
+abort with a translated description, and Werkzeug's own descriptions (a 404 for a URL no
+route has, a 405, a 500) are replaced by the catalog's for their status.
 """
 
 from __future__ import annotations
@@ -8,6 +12,8 @@ from __future__ import annotations
 from flask import Flask, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
+
+from quizsvc.web.i18n import translate
 
 API_PREFIX = "/api"
 
@@ -17,24 +23,58 @@ def is_api_request() -> bool:
     return request.path == API_PREFIX or request.path.startswith(API_PREFIX + "/")
 
 
-def error_response(status: int, code: str, message: str):
+def error_response(status: int, code: str, message: str, page_message: str | None = None):
+    """`message` for the JSON API; a page shows `page_message` (in the page's language)
+    when there is one, else `message`."""
     if is_api_request():
         return jsonify(error={"status": status, "code": code, "message": message}), status
-    return render_template("error.html", status=status, message=message), status
+    shown = message if page_message is None else page_message
+    return render_template("error.html", status=status, message=shown), status
 
 
 def _code(exc: HTTPException) -> str:
     return (exc.name or "error").lower().replace(" ", "_").replace("'", "")
 
 
+def standard_page_message(status: int) -> str | None:
+    """The catalog's text for a status whose Werkzeug description was not replaced by the
+    view (a URL no route has, a method a route does not take, ...)."""
+    match status:
+        case 400:
+            return translate("error_bad_request")
+        case 403:
+            return translate("error_forbidden")
+        case 404:
+            return translate("error_not_found")
+        case 405:
+            return translate("error_method_not_allowed")
+        case 413:
+            return translate("error_too_large")
+        case 500:
+            return translate("error_internal")
+    return None
+
+
 def init_app(app: Flask) -> None:
     @app.errorhandler(CSRFError)
     def _csrf(exc: CSRFError):
-        return error_response(400, "csrf_failed", f"CSRF check failed: {exc.description}")
+        # the reason (token missing, expired, ...) is for the log: a person can only reload
+        app.logger.info("CSRF check failed on %s: %s", request.path, exc.description)
+        return error_response(
+            400,
+            "csrf_failed",
+            f"CSRF check failed: {exc.description}",
+            page_message=translate("error_csrf_failed"),
+        )
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException):
-        body, status = error_response(exc.code or 500, _code(exc), exc.description or exc.name)
+        status = exc.code or 500
+        message = exc.description or exc.name
+        # Werkzeug's own description, unless the view gave one (already in the page language)
+        unchanged = exc.description == type(exc).description
+        page_message = standard_page_message(status) if unchanged else None
+        body, status = error_response(status, _code(exc), message, page_message)
         response = app.make_response((body, status))
         # Werkzeug's own headers for the status (Allow on a 405, Retry-After, ...); the body
         # is ours, so not its Content-Type.
@@ -46,4 +86,9 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
         app.logger.exception("unhandled error on %s", request.path)
-        return error_response(500, "internal_server_error", InternalServerError.description)
+        return error_response(
+            500,
+            "internal_server_error",
+            InternalServerError.description,
+            page_message=translate("error_internal"),
+        )

@@ -56,6 +56,47 @@ MESSAGES: dict[str, dict[str, str]] = {
     "current_password": {"zh": "当前密码", "en": "Current password"},
     "new_password": {"zh": "新密码（至少 8 个字符）", "en": "New password (8 characters or more)"},
     "new_password_again": {"zh": "再次输入新密码", "en": "New password again"},
+    # account forms refused by the store (quizsvc.web.auth.account_problem); the English
+    # texts are the store's own messages, which the CLI prints
+    "account_name_taken": {
+        "zh": "用户名“{name}”已被使用。",
+        "en": "a user named {name!r} already exists",
+    },
+    "account_name_invalid": {
+        "zh": "用户名“{name}”无效：请用 1 到 64 个小写字母、数字、“.”、“_”或“-”，"
+        "并以字母或数字开头。",
+        "en": "invalid user name {name!r}: use 1 to 64 lower-case letters, digits, '.', '_' "
+        "or '-', starting with a letter or digit",
+    },
+    "account_display_name_too_long": {
+        "zh": "显示名最多 {max} 个字符。",
+        "en": "the display name must have 1 to {max} characters",
+    },
+    "account_password_empty": {"zh": "密码不能为空。", "en": "the password is empty"},
+    "account_password_only_spaces": {
+        "zh": "密码不能只有空格。",
+        "en": "the password is only spaces",
+    },
+    "account_password_too_short": {
+        "zh": "密码太短：至少需要 {min} 个字符。",
+        "en": "the password is too short: use at least {min} characters",
+    },
+    "account_password_too_long": {
+        "zh": "密码不能超过 {max} 个字符。",
+        "en": "the password is longer than {max} characters",
+    },
+    "account_passwords_differ": {
+        "zh": "两次输入的密码不一致。",
+        "en": "the two passwords differ",
+    },
+    "account_new_passwords_differ": {
+        "zh": "两次输入的新密码不一致。",
+        "en": "the two new passwords differ",
+    },
+    "account_wrong_password": {
+        "zh": "当前密码不正确。",
+        "en": "the current password is wrong",
+    },
     "password_changed": {
         "zh": "密码已修改，其他地方的登录已失效。",
         "en": "Your password is changed; your other sessions are signed out.",
@@ -71,6 +112,24 @@ MESSAGES: dict[str, dict[str, str]] = {
     "key_points": {"zh": "要点", "en": "Key points"},
     "correct": {"zh": "正确", "en": "Correct"},
     "wrong": {"zh": "错误", "en": "Wrong"},
+    "partly_right": {"zh": "部分正确，得分 {score}", "en": "Partly right, score {score}"},
+    "automatic_score": {"zh": "自动评分：{score}", "en": "Automatic score: {score}"},
+    "answer_shape_number": {
+        "zh": "答案是一个数（−∞ 写作 -inf）。",
+        "en": "The answer is one number (write -inf for −∞).",
+    },
+    "answer_shape_row": {
+        "zh": "答案是一行 {count} 个数，用逗号或空格分隔（−∞ 写作 -inf）。",
+        "en": "The answer is a row of {count} numbers, separated by commas or spaces "
+        "(write -inf for −∞).",
+    },
+    "answer_shape_matrix": {
+        "zh": "答案是 {rows} × {cols} 的矩阵（行 × 列）：每行写一行（或用 ; 分隔各行），"
+        "同一行的数用逗号或空格分隔（−∞ 写作 -inf）。",
+        "en": "The answer is a {rows} × {cols} matrix (rows × columns): one row per line (or "
+        "rows separated by ;), the numbers of a row separated by commas or spaces (write "
+        "-inf for −∞).",
+    },
     "score": {"zh": "得分", "en": "Score"},
     "awaiting_review": {
         "zh": "等待老师评阅（建议得分 {score}）。",
@@ -200,6 +259,59 @@ MESSAGES: dict[str, dict[str, str]] = {
     "no_progress": {"zh": "还没有记录。先做一道练习吧。", "en": "Nothing yet. Try a drill."},
     "error_title": {"zh": "出错了", "en": "Something went wrong"},
     "back_home": {"zh": "返回首页", "en": "Back to the start page"},
+    # error pages (quizsvc/web/errors.py and the views' 404s); the JSON API's stay English
+    "error_bad_request": {
+        "zh": "服务器无法理解这个请求。",
+        "en": "The browser (or proxy) sent a request that this server could not understand.",
+    },
+    "error_forbidden": {
+        "zh": "你没有访问这个页面的权限。",
+        "en": "You don't have the permission to access the requested resource. It is "
+        "either read-protected or not readable by the server.",
+    },
+    "error_not_found": {
+        "zh": "没有这个页面。如果地址是手动输入的，请检查拼写后再试。",
+        "en": "The requested URL was not found on the server. If you entered the URL manually "
+        "please check your spelling and try again.",
+    },
+    "error_method_not_allowed": {
+        "zh": "这个地址不接受这种请求方式。",
+        "en": "The method is not allowed for the requested URL.",
+    },
+    "error_too_large": {
+        "zh": "发送的数据太大了。",
+        "en": "The data value transmitted exceeds the capacity limit.",
+    },
+    "error_internal": {
+        "zh": "服务器内部出错，无法完成请求。请稍后再试。",
+        "en": "The server encountered an internal error and was unable to complete your "
+        "request. Either the server is overloaded or there is an error in the application.",
+    },
+    "error_csrf_failed": {
+        "zh": "CSRF 校验失败：表单的安全令牌缺失或已过期。请刷新页面后重新提交。",
+        "en": "CSRF check failed: the form's security token is missing or out of date. "
+        "Reload the page and send the form again.",
+    },
+    "error_instructors_only": {
+        "zh": "这个页面只对老师开放。",
+        "en": "This page is for instructors.",
+    },
+    "error_unknown_language": {
+        "zh": "没有语言“{code}”；可选：{choices}",
+        "en": "unknown language {code!r}; choose one of {choices}",
+    },
+    "error_unknown_role": {"zh": "没有角色“{role}”。", "en": "unknown role {role!r}"},
+    "error_no_chapter": {"zh": "没有章节“{id}”。", "en": "no chapter {id!r}"},
+    "error_no_question_in_chapter": {
+        "zh": "章节“{chapter}”中没有题目“{id}”。",
+        "en": "no question {id!r} in chapter {chapter!r}",
+    },
+    "error_no_drill": {"zh": "没有练习“{id}”。", "en": "no drill {id!r}"},
+    "error_no_drill_variant": {"zh": "没有编号为 {id} 的练习题", "en": "no drill variant {id}"},
+    "error_no_drills": {
+        "zh": "题库里没有计算练习。",
+        "en": "there are no drills in the question bank",
+    },
     # --- instructor pages (quizsvc/web/instructor.py, templates/instructor/) ---
     "nav_instructor": {"zh": "教师", "en": "Instructor"},
     "instructor_home": {"zh": "概览", "en": "Overview"},
@@ -296,11 +408,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "答案视图（作答后）",
         "en": "Solution view (after answering)",
     },
-    "instructor_answer_shape": {"zh": "答案形状", "en": "Answer shape"},
     "instructor_tolerance": {"zh": "容差", "en": "Tolerance"},
     "instructor_penalty": {"zh": "每次重试扣分", "en": "penalty per retry"},
     "instructor_all_or_nothing": {"zh": "全对才得分", "en": "all or nothing"},
     "instructor_rubric": {"zh": "评分要点", "en": "Rubric"},
+    "instructor_choice_scores": {
+        "zh": "各选项的得分（负分是勾选错误选项的扣分）",
+        "en": "What each choice scores (a negative score is the penalty for ticking it)",
+    },
+    "instructor_choice": {"zh": "选项", "en": "Choice"},
     "instructor_weight": {"zh": "权重", "en": "weight"},
     "instructor_phrases": {"zh": "关键词", "en": "Phrases"},
     "instructor_variant": {"zh": "种子 {seed} 生成的题目", "en": "Variant for seed {seed}"},
@@ -459,6 +575,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "navigation is left out.",
     },
     "instructor_chapter_total": {"zh": "章节总分", "en": "Chapter total"},
+    "instructor_not_started": {"zh": "未开始", "en": "not started"},
     "instructor_drill_history": {"zh": "练习记录", "en": "Drill history"},
     "instructor_drill_scores": {"zh": "练习得分", "en": "drill scores"},
     "instructor_when": {"zh": "时间", "en": "When"},

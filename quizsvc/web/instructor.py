@@ -37,6 +37,7 @@ from quizsvc.bank import (
     BankError,
     ContentError,
     DrillQuestion,
+    MultipleChoiceQuestion,
     NumericQuestion,
     OpenQuestion,
     Question,
@@ -45,14 +46,20 @@ from quizsvc.bank import (
     render_markdown,
     solution_view,
 )
-from quizsvc.drills import Tensor
 from quizsvc.grading import RubricSuggestion, suggest_open_score
 from quizsvc.selftest import run_selftest
 from quizsvc.store import reports_queries
-from quizsvc.web.auth import create_account, instructor_required
+from quizsvc.web.auth import account_problem, create_account, instructor_required
 from quizsvc.web.context import bank, db, load_content, state
-from quizsvc.web.i18n import negotiated_language, translate
-from quizsvc.web.render import bar_chart_svg, heatmap_svg, line_chart_svg, matrix_table
+from quizsvc.web.i18n import negotiated_language, skill_name, translate
+from quizsvc.web.quiz import numeric_answer_rules, numeric_answer_tensor
+from quizsvc.web.render import (
+    bar_chart_svg,
+    format_number,
+    heatmap_svg,
+    line_chart_svg,
+    matrix_table,
+)
 
 bp = Blueprint("instructor", __name__, url_prefix="/instructor")
 
@@ -203,17 +210,6 @@ def _parse_seed(raw: str | None) -> int:
     return int(text)
 
 
-def _answer_tensor(question: NumericQuestion) -> Tensor:
-    matrix = question.answer_matrix()
-    rows, cols = matrix.shape
-    return Tensor(
-        "answer",
-        matrix,
-        tuple(str(r + 1) for r in range(rows)),
-        tuple(str(c + 1) for c in range(cols)),
-    )
-
-
 def _variant_view(question: DrillQuestion, seed: int, lang: str) -> dict[str, Any]:
     """Generated here and now, never stored (a preview is not a learner's variant)."""
     variant = practice.build_variant(question, seed)
@@ -236,6 +232,19 @@ def _variant_view(question: DrillQuestion, seed: int, lang: str) -> dict[str, An
             for step in variant.solution
         ],
     }
+
+
+def _choice_scores(question: MultipleChoiceQuestion, lang: str) -> list[dict[str, Any]]:
+    """Every choice with what ticking it scores (a negative score is a penalty)."""
+    return [
+        {
+            "id": choice.id,
+            "text": Markup(render_markdown(localize(choice.text, lang), inline=True)),
+            "score": format_number(choice.score, 6),
+            "penalty": choice.score < 0,
+        }
+        for choice in question.choices
+    ]
 
 
 def _rubric_view(question: OpenQuestion, lang: str) -> list[dict[str, Any]]:
@@ -266,15 +275,25 @@ def preview():
         question = live.questions.get(question_id)
         if question is None:
             abort(404, description=translate("instructor_no_question", id=question_id[:100]))
+        public = public_question(question, lang)
         selected = {
             "id": question.id,
             "type": question.type,
             "source": str(live.source_of[question.id]),
-            "public": public_question(question, lang),
+            "public": public,
+            # the list the chapter page shows learners, so the preview cannot misstate it
+            "answer_rules": (
+                numeric_answer_rules(public) if isinstance(question, NumericQuestion) else None
+            ),
             "solution": solution_view(question, lang),
             "answer": (
-                matrix_table(_answer_tensor(question))
+                matrix_table(numeric_answer_tensor(question))
                 if isinstance(question, NumericQuestion)
+                else None
+            ),
+            "choice_scores": (
+                _choice_scores(question, lang)
+                if isinstance(question, MultipleChoiceQuestion)
                 else None
             ),
             "rubric": _rubric_view(question, lang) if isinstance(question, OpenQuestion) else None,
@@ -553,12 +572,12 @@ def add_account():
     """Instructors create accounts (students or instructors) with a first password."""
     role = request.form.get("role", "student")
     if role not in store.ROLES:
-        abort(400, description=f"unknown role {role!r}")
+        abort(400, description=translate("error_unknown_role", role=role))
     try:
         user = create_account(role)
     except store.StoreError as exc:
         db().rollback()
-        return render_students(error=str(exc), status=422)
+        return render_students(error=account_problem(exc), status=422)
     flash(translate("instructor_account_created", name=user.name, role=role), "info")
     return redirect(url_for("instructor.students"))
 
@@ -598,7 +617,7 @@ def _progress_data(user_id: int) -> dict[str, Any]:
         "skills": skills,
         "history": history,
         "mastery_chart": bar_chart_svg(
-            [(s.skill, s.mastery) for s in skills], label=translate("mastery")
+            [(skill_name(s.skill), s.mastery) for s in skills], label=translate("mastery")
         ),
         "history_chart": line_chart_svg(scored, label=translate("recent_history")),
     }
@@ -715,7 +734,7 @@ def student_report(user_id: int):
         },
         mastery_chart=(
             bar_chart_svg(
-                [(line.skill, line.progress.mastery) for line in graded],
+                [(skill_name(line.skill), line.progress.mastery) for line in graded],
                 label=translate("mastery"),
             )
             if graded

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import uuid
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
@@ -9,10 +10,11 @@ from flask_login import current_user, login_required
 
 from engine.chapter import errata
 from quizsvc import practice, store
-from quizsvc.bank import DrillQuestion, public_question, solution_view
+from quizsvc.bank import DrillQuestion, NumericQuestion, public_question, solution_view
 from quizsvc.drills import Tensor
-from quizsvc.grading import AnswerRejected
+from quizsvc.grading import AnswerRejected, Tolerance
 from quizsvc.web.context import bank, db
+from quizsvc.web.drills import cell_marks, tolerance_rule
 from quizsvc.web.i18n import answer_problem, negotiated_language, translate
 from quizsvc.web.render import heatmap_svg, matrix_table
 from quizsvc.worked_example import erratum_label, worked_example_sections
@@ -30,8 +32,72 @@ def chapter_questions(chapter_id: str) -> list:
     try:
         questions = bank().questions_in(chapter_id)
     except KeyError:
-        abort(404, description=f"no chapter {chapter_id!r}")
+        abort(404, description=translate("error_no_chapter", id=chapter_id))
     return [q for q in questions if not isinstance(q, DrillQuestion)]
+
+
+def answer_shape_rule(shape: list[int]) -> str:
+    """What a numeric answer is made of (a public view's `answer_shape`), and how to type it.
+
+    As the grader reads answers (a number is 1 × 1, a list one row), a list of one number is
+    a number and a matrix of one row is a row."""
+    if math.prod(shape) == 1:
+        return translate("answer_shape_number")
+    if len(shape) == 1 or shape[0] == 1:
+        return translate("answer_shape_row", count=shape[-1])
+    rows, cols = shape
+    return translate("answer_shape_matrix", rows=rows, cols=cols)
+
+
+def numeric_answer_rules(public_view: dict) -> list[str]:
+    """What a learner is told before answering a numeric question (docs/authoring.md): the
+    answer's shape and how close it must be. Read from the public view, which holds nothing
+    secret; the instructor's preview shows the same list as its public view."""
+    shape = public_view["answer_shape"]
+    rules = [
+        answer_shape_rule(shape),
+        tolerance_rule(
+            Tolerance(public_view["tolerance"]["atol"], public_view["tolerance"]["rtol"])
+        ),
+    ]
+    if public_view["all_or_nothing"] and math.prod(shape) > 1:
+        rules.append(translate("all_or_nothing_rule"))
+    return rules
+
+
+def numeric_answer_tensor(question: NumericQuestion) -> Tensor:
+    """The key of a numeric question as a table, rows and columns numbered from 1."""
+    matrix = question.answer_matrix()
+    rows, cols = matrix.shape
+    return Tensor(
+        translate("correct_answer"),
+        matrix,
+        tuple(str(r + 1) for r in range(rows)),
+        tuple(str(c + 1) for c in range(cols)),
+    )
+
+
+def numeric_feedback(question: NumericQuestion, answer: store.AnsweredQuestion) -> dict:
+    """An answered numeric question's marks per cell and its key, shown after answering (as
+    for choice questions). The store keeps the typed text, so the cells are graded again."""
+    key = numeric_answer_tensor(question)
+    feedback = {"expected": matrix_table(key), "marks": None}
+    try:
+        grade = practice.grade_numeric_answer(question, answer.text or "")
+    except AnswerRejected:
+        # the key's shape was changed (and reloaded) after this answer: its cells no longer
+        # line up with the key's, so there is nothing to mark them against
+        return feedback
+    rows, cols = grade.shape
+    feedback["marks"] = {
+        # the key is shown beside them, so a wrong cell's accepted interval may be shown too
+        "marks": cell_marks(grade.to_json_dict()["cells"], rows, cols, reveal_wrong=True),
+        "rows": rows,
+        "cols": cols,
+        "row_labels": key.row_labels,
+        "col_labels": key.col_labels,
+    }
+    return feedback
 
 
 def render_chapter(chapter_id: str, errors: dict[str, str] | None = None, status: int = 200):
@@ -42,7 +108,12 @@ def render_chapter(chapter_id: str, errors: dict[str, str] | None = None, status
     for question in chapter_questions(chapter_id):
         answer = answered.get(question.id)
         view = solution_view(question, lang) if answer else public_question(question, lang)
-        items.append({"question": view, "answer": answer, "key": uuid.uuid4().hex})
+        item = {"question": view, "answer": answer, "key": uuid.uuid4().hex}
+        if isinstance(question, NumericQuestion):
+            item["rules"] = numeric_answer_rules(view)
+            if answer:
+                item["numeric"] = numeric_feedback(question, answer)
+        items.append(item)
     return render_template(
         "chapter.html",
         chapter=bank().chapter(chapter_id),
@@ -90,7 +161,12 @@ def chapter(chapter_id: str):
 @login_required
 def answer(chapter_id: str, question_id: str):
     if question_id not in {q.id for q in chapter_questions(chapter_id)}:
-        abort(404, description=f"no question {question_id!r} in chapter {chapter_id!r}")
+        abort(
+            404,
+            description=translate(
+                "error_no_question_in_chapter", id=question_id, chapter=chapter_id
+            ),
+        )
     try:
         practice.answer_question(
             db(),

@@ -79,11 +79,18 @@ class LiveServer:
 
 
 @pytest.fixture(scope="module")
-def live_server(tmp_path_factory) -> Iterator[LiveServer]:
+def app_config() -> dict[str, str]:
+    """Settings the live server's app adds to its own; a module overrides this, e.g. to
+    serve a content directory of its own (CONTENT_DIR)."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory, app_config) -> Iterator[LiveServer]:
     database = tmp_path_factory.mktemp("browser-db") / "quizsvc.sqlite3"
     url = f"sqlite:///{database}"
     migrate.upgrade(url)
-    app = create_app({"SECRET_KEY": secrets.token_hex(32), "DATABASE_URL": url})
+    app = create_app({"SECRET_KEY": secrets.token_hex(32), "DATABASE_URL": url, **app_config})
     server = make_server("127.0.0.1", 0, app, threaded=True)  # port 0: a free one
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
     thread.start()

@@ -35,13 +35,13 @@ def expected_rows(s) -> list[list[str]]:
     # q-multi 0.5 then d-softmax 1.0 -> 0.25 -> 0.625; bo scores 0.25 -> 0.125.
     # total = sum(points x score) / sum(points), points 1, 2, 1:
     #   ada (1 + 2 x 0.5 + 0.75) / 4 = 0.6875; bo 0 (open awaiting review counts 0);
-    #   cy (latest answer 1.0) 1 / 4 = 0.25; dee 0.
+    #   cy (latest answer 1.0) 1 / 4 = 0.25; dee answered nothing: empty (not started), not 0.
     return [
         [str(s.ada), "ada", "Ada Lovelace", "1.0", "0.5", "0.75", "0.575", "0.625", "0.6875",
          "2026-11-30T09:22:00Z"],
         [str(s.bo), "bo", "王小明", "0.0", "", "", "0.125", "", "0.0", "2026-11-30T09:23:00Z"],
         [str(s.cy), "cy", s.CY_DISPLAY, "1.0", "", "", "", "", "0.25", "2026-11-30T09:07:00Z"],
-        [str(s.dee), "dee", s.DEE_DISPLAY, "", "", "", "", "", "0.0", ""],
+        [str(s.dee), "dee", s.DEE_DISPLAY, "", "", "", "", "", "", ""],
     ]  # fmt: skip
 
 
@@ -61,6 +61,8 @@ def test_typed_rows_for_the_web_pages(seeded, session, bank):
     assert rows["bo"].scores == {"q-single": 0.0, "q-multi": None, "q-open": None}
     assert rows["bo"].mastery == {"scores": 0.125, "softmax": None}
     assert rows["ada"].total == 0.6875
+    assert rows["bo"].total == 0.0  # answered (wrong, and one awaiting review): started
+    assert rows["dee"].total is None  # answered nothing: not started
     assert rows["dee"].last_activity is None
 
 
@@ -81,7 +83,7 @@ def test_the_csv_is_utf8_with_a_bom_and_escapes_commas_quotes_and_line_breaks(
     assert "王小明" in text
     # quoted, quotes doubled, the line break kept inside the quotes; CRLF ends records
     assert '"Cy ""Q"", Jr.\nSmith"' in text
-    assert text.endswith(",0.0,\r\n")
+    assert text.endswith(",,,,,,,\r\n")  # dee, who did nothing: every cell empty
     rows = read_csv(data)
     assert rows[0] == HEADER
     expected = expected_rows(seeded)
@@ -116,6 +118,21 @@ def test_an_open_answer_awaiting_review_is_empty_and_a_later_one_replaces_a_scor
     with sessions() as session:
         (row,) = iter_gradebook(session, bank)
     assert (row.scores["q-open"], row.total) == (None, 0.0)
+
+
+def test_drills_alone_do_not_start_the_chapter_and_one_answer_does(seeder, sessions, bank):
+    eve = seeder.user("eve")
+    seeder.submit(eve, seeder.variant(eve, "d-scores", 21, 1), 1.0, 2)
+    with sessions() as session:
+        (row,) = iter_gradebook(session, bank)
+        (cells,) = gradebook_rows(session, bank)
+    # practice only: the chapter is not started, so no total (rather than 0)
+    assert (row.mastery["scores"], row.total) == (0.5, None)
+    assert cells[HEADER.index("total")] == ""
+    seeder.choose(eve, "q-single", ["A"], 0.0, 3)
+    with sessions() as session:
+        (row,) = iter_gradebook(session, bank)
+    assert row.total == 0.0  # one wrong answer: started, and 0 of 4 points
 
 
 def test_the_reports_take_a_fixed_number_of_queries(seeded, engine, sessions, bank):

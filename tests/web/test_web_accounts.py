@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 from sqlalchemy import select
 from web_helpers import PASSWORD
@@ -115,3 +118,69 @@ def test_a_session_cookie_of_the_old_format_or_a_forged_key_is_not_a_login(app, 
         with alice.client.session_transaction() as cookie_session:
             cookie_session["_user_id"] = forged
         assert alice.get("/progress").status_code == 302, forged
+
+
+# --- refusals in the page's language (the store's messages are English, for the CLI) ------
+
+
+def refusal(response) -> str:
+    found = re.search(r'<p class="inline-error" role="alert">(.*?)</p>', response.text, re.S)
+    assert found, response.text[:300]
+    return html.unescape(found.group(1))
+
+
+@pytest.mark.parametrize(
+    ("form", "zh", "en"),
+    [
+        ({"name": "alice"}, "用户名“alice”已被使用。", "a user named 'alice' already exists"),
+        (
+            {"name": "Eve!"},
+            "用户名“Eve!”无效：请用 1 到 64 个小写字母、数字、“.”、“_”或“-”，并以字母或数字开头。",
+            "invalid user name 'Eve!': use 1 to 64 lower-case letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit",
+        ),
+        ({"password": ""}, "密码不能为空。", "the password is empty"),
+        ({"password": " " * 9}, "密码不能只有空格。", "the password is only spaces"),
+        (
+            {"password": "short"},
+            "密码太短：至少需要 8 个字符。",
+            "the password is too short: use at least 8 characters",
+        ),
+        ({"password_again": "long enough 2"}, "两次输入的密码不一致。", "the two passwords differ"),
+        (
+            {"display_name": "x" * 201},
+            "显示名最多 200 个字符。",
+            "the display name must have 1 to 200 characters",
+        ),
+    ],
+)
+def test_a_refused_new_account_says_why_in_the_page_language(browser_for, sessions, form, zh, en):
+    ines = browser_for("ines")
+    password = form.get("password", "long enough 1")  # typed twice unless the form says
+    posted = {"name": "eve", "role": "student", "password": password, "password_again": password}
+    posted |= form
+    for lang, expected in (("zh", zh), ("en", en)):
+        ines.get(f"/lang/{lang}")
+        ines.get("/instructor/students")
+        response = ines.post("/instructor/students", posted)
+        assert response.status_code == 422
+        assert refusal(response) == expected, lang
+    assert user_named(sessions, "eve") is None
+
+
+@pytest.mark.parametrize(
+    ("current", "new", "again", "zh"),
+    [
+        ("not my password", NEW_PASSWORD, NEW_PASSWORD, "当前密码不正确。"),
+        (PASSWORD, NEW_PASSWORD, NEW_PASSWORD + "x", "两次输入的新密码不一致。"),
+        (PASSWORD, "short", "short", "密码太短：至少需要 8 个字符。"),
+        (PASSWORD, "", "", "密码不能为空。"),
+    ],
+)
+def test_a_refused_password_change_says_why_in_chinese(browser_for, current, new, again, zh):
+    alice = browser_for("alice")
+    alice.get("/lang/zh")
+    response = change(alice, current, new, again)
+    assert response.status_code == 422
+    assert refusal(response) == zh
+    assert browser_for().login("alice", PASSWORD).status_code == 302

@@ -602,7 +602,7 @@ def solve_a_drill(sessions, app, name: str, question_id: str = "drill-softmax-ro
 
 
 def test_the_roster_lists_every_student_with_activity_and_skills(app, browser_for, sessions):
-    solve_a_drill(sessions, app, "alice")
+    solve_a_drill(sessions, app, "alice", "drill-add-norm")
     ines = browser_for("ines")
     ines.get("/lang/en")
     page = ines.get("/instructor/students")
@@ -615,11 +615,14 @@ def test_the_roster_lists_every_student_with_activity_and_skills(app, browser_fo
     assert alice.display_name in rows["alice"]
     assert alice.created_at.strftime("%Y-%m-%d") in rows["alice"]
     assert progress.last_activity.strftime("%Y-%m-%d %H:%M") in rows["alice"]
-    assert '<span class="skill">attention_weights</span>' in rows["alice"] or (
-        f'<span class="skill">{progress.skill}</span>' in rows["alice"]
-    )
+    # the skill by its name in the page's language; its id only as data
+    assert progress.skill == "add_norm"
+    assert '<span class="skill" data-skill="add_norm">Add &amp; Norm</span>' in rows["alice"]
     assert '<td class="last-activity">—</td>' in rows["bob"]
     assert f'href="/instructor/students/{alice.id}"' in rows["alice"]
+    ines.get("/lang/zh")
+    page = ines.get("/instructor/students").text
+    assert '<span class="skill" data-skill="add_norm">残差与归一化（Add &amp; Norm）</span>' in page
 
 
 def test_a_students_page_shows_mastery_per_skill_and_recent_history(app, browser_for, sessions):
@@ -685,7 +688,9 @@ def test_a_numeric_question_added_on_disk_can_be_previewed_after_a_reload(
     page = ines.get("/instructor/preview?question=scaled-dot-products")
     assert page.status_code == 200
     public = section(page.text, '<section class="public-view">', "</section>")
-    assert "Answer shape: 1 × 2" in public
+    # what the chapter page tells learners (tests/web/test_web_numeric_and_multiple_choice.py)
+    assert "The answer is a row of 2 numbers" in public  # [[0.5, -2.75]]: one row
+    assert "Answers within ±0.01 of the exact value count as correct." in public
     assert "−2.75" not in public
     solution = section(page.text, '<section class="solution-view">', "</section>")
     # by hand: (1·1 + 2·0)/2 = 0.5, (1·0.5 + 2·(−3))/2 = −2.75

@@ -68,7 +68,8 @@ def test_the_gradebook_downloads_as_a_streamed_csv_with_a_bom(app, browser_for, 
     # by hand: points 1 (x4 choice questions) and 2 (x2 open), 8 in all;
     # (1 x 1.0 + 2 x 0.75) / 8 = 2.5 / 8
     assert alice["total"] == "0.3125"
-    assert rows["bob"]["total"] == "0.0" and rows["bob"]["last_activity"] == ""
+    # bob answered nothing: not started, an empty cell rather than a 0
+    assert rows["bob"]["total"] == "" and rows["bob"]["last_activity"] == ""
 
 
 def test_the_events_download_as_streamed_csv_and_json_lines(app, browser_for, sessions):
@@ -167,6 +168,58 @@ def test_the_printable_student_report(app, browser_for, sessions):
     assert "header.site" in print_css
 
     assert ines.get(f"/instructor/students/{user_id(sessions, 'ines')}/report").status_code == 404
+
+
+def test_the_report_of_a_student_who_answered_nothing_says_not_started(app, browser_for, sessions):
+    alice_works(app, browser_for, sessions)
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    bob = user_id(sessions, "bob")
+    page = ines.get(f"/instructor/students/{bob}/report").text
+    total = re.search(r"<h2>Chapter total: (.*?)</h2>", page, re.DOTALL).group(1)
+    assert (
+        total
+        == '<span id="chapter-total">—</span> <small class="not-started">(not started)</small>'
+    )
+    ines.get("/lang/zh")
+    page = ines.get(f"/instructor/students/{bob}/report").text
+    assert '<span id="chapter-total">—</span> <small class="not-started">(未开始)</small>' in page
+    # alice, who answered, has her total and no such note
+    alice = ines.get(f"/instructor/students/{user_id(sessions, 'alice')}/report").text
+    assert '<span id="chapter-total">31%</span></h2>' in alice
+
+
+def bar_labels(page_html: str) -> list[str]:
+    """The mastery chart's bar labels (bar_chart_svg writes them right-aligned)."""
+    return re.findall(r"<text [^>]*text-anchor='end' font-size='12'>([^<]*)</text>", page_html)
+
+
+def test_the_mastery_charts_and_the_report_name_skills_in_the_page_language(
+    app, browser_for, sessions
+):
+    """Alice's skills: qkv and multi_head (her chapter answers' first tags), softmax (the
+    drill)."""
+    alice_works(app, browser_for, sessions)
+    ines = browser_for("ines")
+    ines.get("/lang/zh")
+    alice = user_id(sessions, "alice")
+    # the student's page: as store.progress_for lists them, by skill id
+    page = ines.get(f"/instructor/students/{alice}").text
+    assert bar_labels(page) == ["多头注意力", "Q、K、V 投影", "Softmax"]
+    # the report: in the order of the bank's drills (projection, softmax_row, multi_head)
+    report = ines.get(f"/instructor/students/{alice}/report").text
+    assert bar_labels(report) == ["Q、K、V 投影", "Softmax", "多头注意力"]
+    skills = dict(re.findall(r'<tr data-skill="([^"]+)">\s*<td>([^<]*)</td>', report))
+    assert (skills["qkv"], skills["multi_head"], skills["add_norm"]) == (
+        "Q、K、V 投影",
+        "多头注意力",
+        "残差与归一化（Add &amp; Norm）",
+    )
+    drills = re.findall(r'<td data-skill="([^"]+)">([^<]*)</td>', report)
+    assert drills == [("softmax", "Softmax")]
+    ines.get("/lang/en")
+    report = ines.get(f"/instructor/students/{alice}/report").text
+    assert bar_labels(report) == ["Q, K and V projections", "Softmax", "Multi-head attention"]
 
 
 def test_a_download_leaves_no_transaction_open_even_if_abandoned(app, browser_for, sessions):

@@ -56,3 +56,20 @@ def test_registration_refuses_two_different_passwords(browser_for, sessions):
     response = visitor.post("/register", form)
     assert response.status_code == 422 and "the two passwords differ" in response.text
     assert user_named(sessions, "eve") is None
+
+
+@pytest.mark.parametrize(
+    ("form", "message"),
+    [
+        ({"name": "alice", "password": "long enough 1"}, "用户名“alice”已被使用。"),
+        ({"name": "eve", "password": "short"}, "密码太短：至少需要 8 个字符。"),
+    ],
+)
+def test_registration_errors_are_in_chinese_on_a_chinese_page(browser_for, sessions, form, message):
+    visitor = browser_for()
+    visitor.get("/lang/zh")
+    visitor.get("/register")
+    response = visitor.post("/register", {**form, "password_again": form["password"]})
+    assert response.status_code == 422
+    assert f'<p class="inline-error" role="alert">{message}</p>' in response.text
+    assert user_named(sessions, "eve") is None

@@ -1,0 +1,343 @@
+"""Numeric and multiple-choice chapter questions, which the shipped content has none of but
+instructors add by YAML (docs/authoring.md): what a learner sees before answering (a numeric
+answer's shape and tolerance), after answering (the automatic score, per-cell marks, the key,
+partial credit), and the instructor's preview of both. Every test runs on a copy of content/
+with the questions below added.
+
+Expected values are worked out by hand in comments from the questions' keys and tolerances.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from web_helpers import reading, user_id
+
+from quizsvc import store
+from quizsvc.web import create_app
+
+REPO = Path(__file__).resolve().parents[2]
+CHAPTER_URL = "/chapters/transformer-by-hand"
+
+EXTRA_QUESTIONS = """\
+questions:
+  - id: masked-scores
+    type: numeric
+    tags: [masking]
+    prompt:
+      zh: 写出掩码后的 2×2 分数矩阵。
+      en: Write down the 2×2 score matrix after masking.
+    answer:
+      - [2.0, "-inf"]
+      - [2.7, 2.89]
+    tolerance: {atol: 0.005, rtol: 0}
+    explanation:
+      zh: j > i 的位置设为 -∞。
+      en: Positions with j > i are set to -∞.
+
+  - id: softmax-of-a-row
+    type: numeric
+    tags: [softmax]
+    prompt:
+      zh: 对 [2.8, 1.5, 1.8] 做 Softmax。
+      en: Apply the softmax to [2.8, 1.5, 1.8].
+    answer: [0.61, 0.166, 0.224]
+    tolerance: {atol: 0.001, rtol: 0.01}
+    all_or_nothing: true
+    explanation:
+      zh: 先取指数，再除以它们的和。
+      en: Exponentiate, then divide by the sum.
+
+  - id: scale-factor
+    type: numeric
+    tags: [scores]
+    prompt:
+      zh: d_k = 4 时，缩放因子 1/√d_k 是多少？
+      en: What is the scaling factor 1/√d_k for d_k = 4?
+    answer: 0.5
+    explanation:
+      zh: 1/√4 = 0.5。
+      en: 1/√4 = 0.5.
+
+  - id: decoder-differences
+    type: multiple_choice
+    tags: [masking, cross_attention]
+    prompt:
+      zh: Decoder 和 Encoder 有哪些关键区别？
+      en: Which of these set the decoder apart from the encoder?
+    choices:
+      - id: A
+        text: {zh: Masked Self-Attention, en: Masked self-attention}
+        score: 0.5
+      - id: B
+        text: {zh: 使用位置编码, en: It adds positional encodings}
+        score: 0
+      - id: C
+        text: {zh: Cross-Attention, en: Cross-attention}
+        score: 0.5
+      - id: D
+        text: {zh: 没有 FFN, en: It has no feed-forward network}
+        score: -0.5
+    explanation:
+      zh: Decoder 多了 Masked Self-Attention 和 Cross-Attention，两者都有 FFN。
+      en: The decoder adds masked self-attention and cross-attention; both have an FFN.
+"""
+
+
+@pytest.fixture
+def content_dir(tmp_path) -> Path:
+    target = tmp_path / "content"
+    shutil.copytree(REPO / "content", target)
+    (target / "transformer-by-hand" / "extra.yaml").write_text(EXTRA_QUESTIONS, encoding="utf-8")
+    return target
+
+
+@pytest.fixture
+def app(database_url, content_dir):
+    return create_app(
+        {"SECRET_KEY": "test secret", "DATABASE_URL": database_url, "CONTENT_DIR": str(content_dir)}
+    )
+
+
+def question_section(page_html: str, question_id: str) -> str:
+    match = re.search(
+        rf'<section class="question" id="q-{re.escape(question_id)}".*?</section>',
+        page_html,
+        re.S,
+    )
+    assert match, question_id
+    return match.group(0)
+
+
+def text_of(fragment: str) -> str:
+    """The fragment's text, tags removed and entities decoded, whitespace collapsed."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+def rules(fragment: str) -> list[str]:
+    """The numeric answer's rules list, as text."""
+    found = re.search(r'<ul class="rules answer-rules" id="[^"]+">(.*?)</ul>', fragment, re.S)
+    assert found, "no rules list"
+    return [text_of(item) for item in re.findall(r"<li>(.*?)</li>", found.group(1), re.S)]
+
+
+def marks(fragment: str) -> list[tuple[bool, str, str | None]]:
+    """Each marked cell: (right?, the value given, the accepted interval or value)."""
+    table = re.search(r'<table class="matrix marks" id="[^"]+">(.*?)</table>', fragment, re.S)
+    assert table, "no marks table"
+    found = []
+    for correct, body in re.findall(
+        r'<td class="(?:right|wrong)" data-correct="(true|false)">(.*?)</td>', table.group(1), re.S
+    ):
+        given = re.search(r'<span class="mark">[✓✗]</span>\s*(\S+)', body).group(1)
+        interval = re.search(r'<small class="interval"[^>]*>(.*?)</small>', body)
+        found.append((correct == "true", given, interval.group(1) if interval else None))
+    return found
+
+
+def answer(browser, question_id: str, form: dict):
+    response = browser.post(f"{CHAPTER_URL}/questions/{question_id}", form)
+    assert response.status_code == 302, response.text
+    return browser.get(CHAPTER_URL).text
+
+
+# --- before answering: the answer's shape and tolerance ----------------------------------
+
+
+def test_a_numeric_question_states_its_answers_shape_and_tolerance_in_the_page_language(
+    browser_for,
+):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    page = alice.get(CHAPTER_URL).text
+    assert rules(question_section(page, "masked-scores")) == [
+        "The answer is a 2 × 2 matrix (rows × columns): one row per line (or rows separated "
+        "by ;), the numbers of a row separated by commas or spaces (write -inf for −∞).",
+        "Answers within ±0.005 of the exact value count as correct.",
+    ]
+    assert rules(question_section(page, "softmax-of-a-row")) == [
+        "The answer is a row of 3 numbers, separated by commas or spaces (write -inf for −∞).",
+        "Answers within ±(0.001 + 0.01 × |exact value|) of the exact value count as correct.",
+        "Every cell must be right to score: one wrong cell scores 0.",
+    ]
+    # the default tolerance; one number is all or nothing anyway, so no such rule
+    assert rules(question_section(page, "scale-factor")) == [
+        "The answer is one number (write -inf for −∞).",
+        "Answers within ±0.01 of the exact value count as correct.",
+    ]
+    # the answer box is described by the rules
+    section = question_section(page, "masked-scores")
+    assert 'aria-describedby="rules-masked-scores"' in section
+    assert '<ul class="rules answer-rules" id="rules-masked-scores">' in section
+
+    alice.get("/lang/zh")
+    page = alice.get(CHAPTER_URL).text
+    assert rules(question_section(page, "softmax-of-a-row")) == [
+        "答案是一行 3 个数，用逗号或空格分隔（−∞ 写作 -inf）。",
+        "与精确值相差不超过 ±(0.001 + 0.01 × |精确值|) 的答案算对。",
+        "所有格子都对才得分：错一格就是 0 分。",
+    ]
+
+
+def test_before_answering_no_numeric_key_or_choice_score_is_in_the_page(browser_for):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    page = alice.get(CHAPTER_URL).text
+    numeric = question_section(page, "masked-scores")
+    for secret in ("2.89", "2.7", "Positions with j &gt; i", "marks", "data-correct", "expected"):
+        assert secret not in numeric, secret
+    choice = question_section(page, "decoder-differences")
+    for secret in ("0.5", "−0.5", "data-key", "correct-choice", "both have an FFN"):
+        assert secret not in choice, secret
+
+
+# --- after answering a numeric question --------------------------------------------------
+
+
+def test_a_numeric_answer_shows_its_automatic_score_marks_key_and_lines_as_typed(
+    browser_for, sessions
+):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    # 2 ✓, -inf ✓, 2.7 ✓, 2.5 ✗ (2.89 ± 0.005): 3 of 4 cells -> 75 %
+    typed = "2, -inf\n2.7, 2.5"
+    section = question_section(answer(alice, "masked-scores", {"text": typed}), "masked-scores")
+    with reading(sessions) as session:
+        recorded = store.latest_quiz_answers(session, user_id(sessions, "alice"))
+    assert recorded["masked-scores"].score == 0.75
+
+    # graded automatically: no instructor's score
+    assert '<p class="auto-score">Automatic score: 75%</p>' in section
+    assert "Instructor" not in section
+    # as typed, its line break kept (p.answer-text is white-space: pre-wrap)
+    assert f'<p class="answer-text">{typed}</p>' in section
+    # every cell marked, with what was accepted (the key is shown, so wrong cells' too)
+    assert marks(section) == [
+        (True, "2", "[1.995, 2.005]"),
+        (True, "−∞", "−∞"),
+        (True, "2.7", "[2.695, 2.705]"),
+        (False, "2.5", "[2.885, 2.895]"),
+    ]
+    expected = re.search(r'<div class="expected">(.*?)</div>', section, re.S).group(1)
+    assert "<caption>Correct answer</caption>" in expected
+    assert re.findall(r"<td>([^<]*)</td>", expected) == ["2", "−∞", "2.7", "2.89"]
+    assert "Positions with j &gt; i are set to -∞." in section  # the explanation
+    # the rules stay beside the marks
+    assert rules(section)[1] == "Answers within ±0.005 of the exact value count as correct."
+
+    alice.get("/lang/zh")
+    section = question_section(alice.get(CHAPTER_URL).text, "masked-scores")
+    assert '<p class="auto-score">自动评分：75%</p>' in section
+    assert "老师评阅" not in section
+    assert "<caption>正确答案</caption>" in section
+
+
+def test_an_all_or_nothing_row_with_one_wrong_cell_scores_zero_and_says_which(browser_for):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    # 0.224 accepts 0.224 ± (0.001 + 0.01 × 0.224) = ± 0.00324: 0.23 is out, so 0 %
+    page = answer(alice, "softmax-of-a-row", {"text": "0.61 0.166 0.23"})
+    section = question_section(page, "softmax-of-a-row")
+    assert '<p class="auto-score">Automatic score: 0%</p>' in section
+    assert [(right, given) for right, given, _ in marks(section)] == [
+        (True, "0.61"),
+        (True, "0.166"),
+        (False, "0.23"),
+    ]
+    # 0.61 ± 0.0071 and 0.166 ± 0.00266, 0.224 ± 0.00324, shown to 4 decimals
+    assert [interval for _, _, interval in marks(section)] == [
+        "[0.6029, 0.6171]",
+        "[0.1633, 0.1687]",
+        "[0.2208, 0.2272]",
+    ]
+
+
+# --- multiple choice ----------------------------------------------------------------------
+
+
+def verdict(section: str) -> str:
+    line = re.search(r"<p>Your answer: (.*?)</p>", section, re.S).group(1)
+    return text_of(line)
+
+
+@pytest.mark.parametrize(
+    ("choices", "shown", "score"),
+    [
+        (["A"], "A — Partly right, score 50%", 0.5),  # A: 0.5
+        (["A", "C"], "A, C — Correct", 1.0),  # 0.5 + 0.5
+        (["A", "D"], "A, D — Wrong", 0.0),  # 0.5 - 0.5
+        (["A", "C", "D"], "A, C, D — Partly right, score 50%", 0.5),  # 1 - 0.5
+        (["B"], "B — Wrong", 0.0),
+    ],
+)
+def test_a_multiple_choice_answer_shows_partial_credit_with_its_score(
+    browser_for, sessions, choices, shown, score
+):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    page = answer(alice, "decoder-differences", {"choice": choices})
+    section = question_section(page, "decoder-differences")
+    assert verdict(section) == shown
+    with reading(sessions) as session:
+        recorded = store.latest_quiz_answers(session, user_id(sessions, "alice"))
+    assert recorded["decoder-differences"].score == score
+    assert '<b class="correct-choice">A, C</b>' in section
+
+
+def test_partial_credit_is_in_chinese_on_a_chinese_page(browser_for):
+    alice = browser_for("alice")
+    alice.get("/lang/zh")
+    page = answer(alice, "decoder-differences", {"choice": ["C"]})
+    section = question_section(page, "decoder-differences")
+    assert '<span class="partly-right">部分正确，得分 50%</span>' in section
+
+
+# --- the instructor's preview -------------------------------------------------------------
+
+
+def preview_part(page_html: str, css_class: str) -> str:
+    start = page_html.index(f'<section class="{css_class}">')
+    return page_html[start : page_html.index("</section>", start)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("question_id", ["masked-scores", "softmax-of-a-row", "scale-factor"])
+def test_the_previews_public_view_lists_what_the_learner_is_told(browser_for, lang, question_id):
+    alice, ines = browser_for("alice"), browser_for("ines")
+    alice.get(f"/lang/{lang}")
+    ines.get(f"/lang/{lang}")
+    learner = rules(question_section(alice.get(CHAPTER_URL).text, question_id))
+    preview = ines.get(f"/instructor/preview?question={question_id}").text
+    assert rules(preview_part(preview, "public-view")) == learner
+    assert len(learner) >= 2  # the shape and the tolerance at least
+
+
+def test_the_preview_shows_every_choices_score_including_penalties(browser_for):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get("/instructor/preview?question=decoder-differences").text
+    public = preview_part(page, "public-view")
+    assert "choice-score" not in public and "0.5" not in public
+    solution = preview_part(page, "solution-view")
+    table = re.search(r'<table class="progress choice-scores".*?</table>', solution, re.S).group(0)
+    assert "<caption>What each choice scores (a negative score is the penalty for ticking it)" in (
+        table
+    )
+    rows = re.findall(
+        r'<tr data-choice="(\w+)"( class="penalty")?><td><b>\w+\.</b> (.*?)</td>'
+        r'<td class="choice-score">([^<]*)</td></tr>',
+        table,
+    )
+    assert rows == [
+        ("A", "", "Masked self-attention", "0.5"),
+        ("B", "", "It adds positional encodings", "0"),
+        ("C", "", "Cross-attention", "0.5"),
+        ("D", ' class="penalty"', "It has no feed-forward network", "−0.5"),
+    ]
+    ines.get("/lang/zh")
+    page = ines.get("/instructor/preview?question=decoder-differences").text
+    assert "<th>选项</th>" in preview_part(page, "solution-view")
