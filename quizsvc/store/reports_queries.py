@@ -258,8 +258,9 @@ def reviews_of(session: Session, answer_id: int) -> list[Row[Any]]:
 
 
 def open_answers_of(session: Session, learner_id: int) -> list[Row[Any]]:
-    """(id, question_id, score, answered_at) of the learner's open answers, newest first
-    (score None: awaiting review). Served by ``ix_quiz_answers_learner_id_answered_at``."""
+    """(id, question_id, score, answered_at) of the learner's answers given as text (open
+    answers, and numeric ones: which is which is the bank's to say), newest first (score
+    None: awaiting review). Served by ``ix_quiz_answers_learner_id_answered_at``."""
     return list(
         session.execute(
             select(QuizAnswer.id, QuizAnswer.question_id, QuizAnswer.score, QuizAnswer.answered_at)

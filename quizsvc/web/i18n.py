@@ -489,6 +489,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Check the latest review below and review again if needed.",
     },
     "instructor_review_history": {"zh": "评阅记录", "en": "Reviews so far"},
+    "instructor_not_open": {
+        "zh": "答案 {id} 不是开放题答案：它的得分由系统自动评出。",
+        "en": "Answer {id} is not an open answer: its score is the automatic grader's.",
+    },
     "instructor_suggestion_hint": {
         "zh": "建议得分只统计找到的关键词（已高亮），分不出说反了的句子：请读完答案再定分。",
         "en": "The suggestion only counts the key phrases found (highlighted) and cannot tell a "

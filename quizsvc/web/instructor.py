@@ -475,11 +475,21 @@ def reviews():
     return render_reviews()
 
 
+def _scored_by_instructors(question_id: str, live: Bank) -> bool:
+    """Whether answers to the question are scored by an instructor: open questions, and
+    (the benefit of the doubt) questions no longer in the bank. A numeric answer has text
+    too, but its score is the grader's."""
+    question = live.questions.get(question_id)
+    return question is None or isinstance(question, OpenQuestion)
+
+
 def _review_item(answer_id: int) -> dict[str, Any]:
     """One open answer (reviewed or not) as the review pages show it, with its reviews."""
     answer = db().get(store.QuizAnswer, answer_id)
     if answer is None or answer.text is None:
         abort(404, description=translate("instructor_no_answer", id=answer_id))
+    if not _scored_by_instructors(answer.question_id, bank()):
+        abort(409, description=translate("instructor_not_open", id=answer_id))
     (item,) = _review_items([answer], bank(), negotiated_language())
     reviews = reports_queries.reviews_of(db(), answer_id)
     item["reviews"] = reviews
@@ -519,6 +529,9 @@ def review(answer_id: int):
             return render_reviews({answer_id: message}, {answer_id: typed}, status)
         return render_review(answer_id, message, typed, status)
 
+    answer = db().get(store.QuizAnswer, answer_id)
+    if answer is not None and not _scored_by_instructors(answer.question_id, bank()):
+        abort(409, description=translate("instructor_not_open", id=answer_id))
     try:
         score = parse_score(typed["score"])
         comment = parse_comment(typed["comment"])
@@ -643,6 +656,7 @@ def student(user_id: int):
             "answered_at": row.answered_at,
         }
         for row in reports_queries.open_answers_of(db(), user.id)
+        if _scored_by_instructors(row.question_id, live)
     ]
     return render_template(
         "instructor/student.html",

@@ -341,3 +341,27 @@ def test_the_preview_shows_every_choices_score_including_penalties(browser_for):
     ines.get("/lang/zh")
     page = ines.get("/instructor/preview?question=decoder-differences").text
     assert "<th>选项</th>" in preview_part(page, "solution-view")
+
+
+def test_a_numeric_answer_is_neither_listed_nor_reviewable_as_an_open_answer(browser_for, sessions):
+    alice = browser_for("alice")
+    answer(alice, "masked-scores", {"text": "2.0, -inf\n2.7, 2.89"})
+    answer(alice, "why-multi-head", {"text": "each head learns one pattern"})
+    with reading(sessions) as session:
+        recorded = store.latest_quiz_answers(session, user_id(sessions, "alice"))
+    numeric_id = recorded["masked-scores"].answer_id
+    open_id = recorded["why-multi-head"].answer_id
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get(f"/instructor/students/{user_id(sessions, 'alice')}").text
+    assert f'data-answer="{open_id}"' in page
+    assert f'data-answer="{numeric_id}"' not in page
+    assert ines.get(f"/instructor/reviews/{numeric_id}").status_code == 409
+    response = ines.post(f"/instructor/reviews/{numeric_id}", {"score": "10"})
+    assert response.status_code == 409
+    assert "its score is the automatic grader" in html.unescape(response.text)
+    with reading(sessions) as session:
+        assert (
+            store.latest_quiz_answers(session, user_id(sessions, "alice"))["masked-scores"].score
+            == 1.0
+        )
