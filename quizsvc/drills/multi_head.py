@@ -24,6 +24,7 @@ from quizsvc.drills.variant import Step, Tensor
 from quizsvc.grading import Tolerance
 
 Array = np.ndarray
+MAX_DRAWS = 1000  # the hardest params accepted tell the mistakes apart about 1 draw in 8
 
 
 def tolerance_for(p: MultiHeadParams) -> Tolerance:
@@ -47,14 +48,15 @@ def _attend(x: Array, weights: AttentionParams, n_heads: int, q_factor: float = 
 def _tells_mistakes_apart(
     x: Array, weights: AttentionParams, p: MultiHeadParams, tolerance: Tolerance
 ) -> bool:
-    """Whether the usual mistakes (softmax skipped, no scaling, dividing by sqrt(d_model))
-    each put at least half the cells of every head's output and of the projected output
-    outside the tolerance. Small scores make the attention nearly uniform, and then the
-    mistakes would be graded right."""
+    """Whether the usual mistakes (weights spread evenly, as if the scores did not matter;
+    no scaling; dividing by sqrt(d_model)) each put at least half the cells of every head's
+    output and of the projected output outside the tolerance. Small scores make the
+    attention nearly uniform, and then the mistakes would be graded right. A "mistake" that
+    computes the same thing (no scaling when d_k = 1, sqrt(d_model) with one head) is none."""
     d_k = p.d_model // p.n_heads
     right = _attend(x, weights, p.n_heads)
-    factors = [0.0, math.sqrt(d_k)] + ([math.sqrt(d_k / p.d_model)] if p.n_heads > 1 else [])
-    for factor in factors:
+    factors = {0.0, math.sqrt(d_k), math.sqrt(d_k / p.d_model)} - {1.0}
+    for factor in sorted(factors):
         wrong = _attend(x, weights, p.n_heads, factor)
         for name in ("context", "output"):
             off = np.abs(wrong[name][0] - right[name][0]) > tolerance.atol  # (h, n, d_k) or (n, d)
@@ -67,7 +69,7 @@ def _tells_mistakes_apart(
 def multi_head(rng: Rng, p: MultiHeadParams) -> Draft:
     h, d_k = p.n_heads, p.d_model // p.n_heads
     tolerance = tolerance_for(p)
-    while True:
+    for _ in range(MAX_DRAWS):
         x = tenths(rng, (p.n, p.d_model), -2.0, 2.0)
         blocks = {name: [halves(rng, (d_k, d_k)) for _ in range(h)] for name in ("q", "k", "v")}
         w_o = halves(rng, (p.d_model, p.d_model), zero_share=0.4)
@@ -79,6 +81,8 @@ def multi_head(rng: Rng, p: MultiHeadParams) -> Draft:
         )
         if _tells_mistakes_apart(x, weights, p, tolerance):
             break
+    else:  # never seen for the params the model accepts (a test draws every combination)
+        raise RuntimeError(f"no multi_head variant told the mistakes apart in {MAX_DRAWS} draws")
     whole = p.part == "concat_projection"
     # 0-based from here on; only head_output asks for one head.
     head = 0 if whole else pick(rng, None if p.head is None else p.head - 1, h)

@@ -14,6 +14,7 @@ class Rejection(StrEnum):
 
     TOO_LONG = "too_long"
     CONTROL_CHARACTER = "control_character"
+    LONE_SURROGATE = "lone_surrogate"  # half of a UTF-16 pair: no UTF-8 form, so not text
     EMPTY = "empty"
     EMPTY_BETWEEN_COMMAS = "empty_between_commas"
     SEVERAL_OUTER_BRACKETS = "several_outer_brackets"

@@ -23,6 +23,10 @@ class IdempotencyConflict(StoreError):
     """An idempotency key reused for a different answer (or variant, or question)."""
 
 
+class InvalidText(StoreError):
+    """Text no database can store as given (a NUL character, a lone surrogate)."""
+
+
 class StaleReview(StoreError):
     """A review based on a page that no longer shows the answer's latest review."""
 

@@ -61,11 +61,55 @@ class HistoryEntry:
 def update_progress(
     session: Session, *, learner_id: int, skill: str, score: float, now: datetime
 ) -> None:
-    """Count one attempt of ``score`` on ``skill``; called inside a write transaction.
+    """Count one attempt of ``score`` on ``skill``; called inside a write transaction."""
+    row = _locked_row(session, learner_id=learner_id, skill=skill, now=now)
+    row.attempts += 1
+    row.last_score = score
+    row.best_score = max(row.best_score, score)
+    row.mastery = next_mastery(row.mastery, score)
+    row.last_activity = now
+    session.flush()
 
-    The row is created if missing (INSERT ... ON CONFLICT DO NOTHING, so two first
-    attempts at once cannot collide) and then locked (FOR UPDATE on PostgreSQL; SQLite's
-    BEGIN IMMEDIATE already serialises writers).
+
+def recompute_progress(session: Session, *, learner_id: int, skill: str, now: datetime) -> None:
+    """Rebuild one skill's row from every graded answer on it, in the order they were
+    answered (after an instructor scored or corrected an open answer); called inside a
+    write transaction. The row is locked before the answers are read, so a submission
+    committed meanwhile is either read here or counted after this."""
+    row = _locked_row(session, learner_id=learner_id, skill=skill, now=now)
+    drills = (
+        select(Submission.score, Submission.submitted_at.label("at"), Submission.id)
+        .join(DrillVariant, DrillVariant.id == Submission.variant_id)
+        .where(Submission.learner_id == learner_id, DrillVariant.skill == skill)
+    )
+    quizzes = select(QuizAnswer.score, QuizAnswer.answered_at.label("at"), QuizAnswer.id).where(
+        QuizAnswer.learner_id == learner_id,
+        QuizAnswer.skill == skill,
+        QuizAnswer.score.is_not(None),
+    )
+    graded = sorted(
+        [(r.at, 0, r.id, r.score) for r in session.execute(drills)]
+        + [(r.at, 1, r.id, r.score) for r in session.execute(quizzes)]
+    )
+    scores = [score for *_, score in graded]
+    mastery = 0.0
+    for score in scores:
+        mastery = next_mastery(mastery, score)
+    row.attempts = len(scores)
+    row.best_score = max(scores, default=0.0)
+    row.last_score = scores[-1] if scores else 0.0
+    row.mastery = mastery  # last_activity is the learner's, not the reviewer's: kept
+    session.flush()
+
+
+def _locked_row(
+    session: Session, *, learner_id: int, skill: str, now: datetime
+) -> SkillProgressRecord:
+    """The learner's row for ``skill``, created if missing and locked for this transaction.
+
+    Created with INSERT ... ON CONFLICT DO NOTHING, so two first attempts at once cannot
+    collide, then locked (FOR UPDATE on PostgreSQL; SQLite's BEGIN IMMEDIATE already
+    serialises writers).
     """
     dialect = session.get_bind().dialect.name
     if dialect in ("sqlite", "postgresql"):
@@ -100,47 +144,7 @@ def update_progress(
             last_activity=now,
         )
         session.add(row)
-    row.attempts += 1
-    row.last_score = score
-    row.best_score = max(row.best_score, score)
-    row.mastery = next_mastery(row.mastery, score)
-    row.last_activity = now
-    session.flush()
-
-
-def recompute_progress(session: Session, *, learner_id: int, skill: str) -> None:
-    """Rebuild one skill's row from every graded answer on it, oldest first (after a review
-    corrected a score); called inside a write transaction, on a row that exists."""
-    drills = (
-        select(Submission.score, Submission.submitted_at.label("at"), Submission.id)
-        .join(DrillVariant, DrillVariant.id == Submission.variant_id)
-        .where(Submission.learner_id == learner_id, DrillVariant.skill == skill)
-    )
-    quizzes = select(QuizAnswer.score, QuizAnswer.answered_at.label("at"), QuizAnswer.id).where(
-        QuizAnswer.learner_id == learner_id,
-        QuizAnswer.skill == skill,
-        QuizAnswer.score.is_not(None),
-    )
-    graded = sorted(
-        [(row.at, 0, row.id, row.score) for row in session.execute(drills)]
-        + [(row.at, 1, row.id, row.score) for row in session.execute(quizzes)]
-    )
-    row = session.scalar(
-        select(SkillProgressRecord)
-        .where(SkillProgressRecord.learner_id == learner_id, SkillProgressRecord.skill == skill)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    )
-    if row is None or not graded:
-        return
-    mastery = 0.0
-    for *_, score in graded:
-        mastery = next_mastery(mastery, score)
-    row.attempts = len(graded)
-    row.best_score = max(score for *_, score in graded)
-    row.last_score = graded[-1][-1]
-    row.mastery = mastery
-    session.flush()
+    return row
 
 
 def progress_query(learner_id: int) -> Select[tuple[SkillProgressRecord]]:

@@ -26,6 +26,7 @@ from quizsvc.store import progress
 from quizsvc.store.errors import (
     AttemptsExhausted,
     IdempotencyConflict,
+    InvalidText,
     NotAllowed,
     NotFound,
     NotYourVariant,
@@ -414,6 +415,8 @@ def record_quiz_answer(
             raise ValueError("a choice answer needs its score")
     if text is not None and not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if text is not None:
+        _require_storable_text("answer", text)
     score = None if score is None else _unit_interval("score", score)
     suggested_score = (
         None if suggested_score is None else _unit_interval("suggested_score", suggested_score)
@@ -527,14 +530,14 @@ def record_review(
         )
         if answer is None:
             raise NotFound(f"no quiz answer with id {answer_id}")
-        if answer.text is None:
+        latest = latest_review(session, answer.id)
+        if not _is_open(answer, latest):
             raise NotAllowed(f"quiz answer {answer_id} is not an open answer")
-        if seen_review_id is not None:
-            latest = latest_review(session, answer.id)
-            if (latest.id if latest else 0) != seen_review_id:
-                raise StaleReview(
-                    f"quiz answer {answer_id} was reviewed again after the form was opened"
-                )
+        if seen_review_id is not None and (latest.id if latest else 0) != seen_review_id:
+            raise StaleReview(
+                f"quiz answer {answer_id} was reviewed again after the form was opened"
+            )
+        _require_storable_text("comment", comment)
         first_review = answer.score is None
         if suggested_score is None:
             suggested_score = answer.suggested_score
@@ -549,16 +552,12 @@ def record_review(
         session.add(review)
         answer.score = confirmed_score
         session.flush()
-        if first_review and answer.skill is not None:
-            progress.update_progress(
-                session,
-                learner_id=answer.learner_id,
-                skill=answer.skill,
-                score=confirmed_score,
-                now=now,
+        if answer.skill is not None:
+            # counted in answer order, as a correction is: confirming the same score again
+            # must not move the progress
+            progress.recompute_progress(
+                session, learner_id=answer.learner_id, skill=answer.skill, now=now
             )
-        elif answer.skill is not None:
-            progress.recompute_progress(session, learner_id=answer.learner_id, skill=answer.skill)
         result = ReviewResult(
             review_id=review.id,
             answer_id=answer.id,
@@ -583,6 +582,28 @@ def answers_awaiting_review(session: Session, *, limit: int = 50) -> list[QuizAn
         .limit(limit)
     )
     return [_quiz_answer_result(answer, replayed=False) for answer in answers]
+
+
+def is_open_answer(session: Session, answer: QuizAnswer) -> bool:
+    """Whether an instructor scores this answer: one recorded awaiting review (and maybe
+    reviewed since). A choice, or a text graded when it was recorded (a numeric answer),
+    is the grader's."""
+    return _is_open(answer, latest_review(session, answer.id))
+
+
+def _is_open(answer: QuizAnswer, latest: OpenAnswerReview | None) -> bool:
+    return answer.text is not None and (answer.score is None or latest is not None)
+
+
+def _require_storable_text(name: str, text: str) -> None:
+    """Text every database can store: PostgreSQL refuses NUL, and a lone surrogate is not
+    text (it cannot be encoded)."""
+    if "\x00" in text:
+        raise InvalidText(f"the {name} contains a NUL character")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidText(f"the {name} contains a lone surrogate, which is not text") from None
 
 
 def latest_review(session: Session, answer_id: int) -> OpenAnswerReview | None:
@@ -629,6 +650,7 @@ def _require_key(key: str) -> None:
         raise ValueError(
             f"the idempotency key is longer than {MAX_IDEMPOTENCY_KEY_LENGTH} characters"
         )
+    _require_storable_text("idempotency key", key)
 
 
 def _require_text(name: str, value: str, max_length: int) -> None:

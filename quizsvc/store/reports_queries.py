@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, Select, and_, func, select
+from sqlalchemy import Row, Select, and_, exists, func, select
 from sqlalchemy.orm import Session
 
 from quizsvc.store.models import (
@@ -258,13 +258,19 @@ def reviews_of(session: Session, answer_id: int) -> list[Row[Any]]:
 
 
 def open_answers_of(session: Session, learner_id: int) -> list[Row[Any]]:
-    """(id, question_id, score, answered_at) of the learner's answers given as text (open
-    answers, and numeric ones: which is which is the bank's to say), newest first (score
-    None: awaiting review). Served by ``ix_quiz_answers_learner_id_answered_at``."""
+    """(id, question_id, score, answered_at) of the learner's open answers, newest first:
+    those recorded awaiting review (score None until reviewed) and those since reviewed, not
+    the numeric answers graded when they were recorded. Served by
+    ``ix_quiz_answers_learner_id_answered_at``."""
+    reviewed = exists().where(OpenAnswerReview.answer_id == QuizAnswer.id)
     return list(
         session.execute(
             select(QuizAnswer.id, QuizAnswer.question_id, QuizAnswer.score, QuizAnswer.answered_at)
-            .where(QuizAnswer.learner_id == learner_id, QuizAnswer.text.is_not(None))
+            .where(
+                QuizAnswer.learner_id == learner_id,
+                QuizAnswer.text.is_not(None),
+                QuizAnswer.score.is_(None) | reviewed,
+            )
             .order_by(QuizAnswer.answered_at.desc(), QuizAnswer.id.desc())
         )
     )

@@ -24,19 +24,12 @@ class AppState:
         engine = store.make_engine(database_url or store.database_url())
         return cls(store.make_session_factory(engine), content_dir, load_content(content_dir))
 
-    def reload_content(self) -> Bank:
-        """Load `content_dir` again and make it the live bank, without a restart.
-
-        If the content is invalid, `load_content` raises BankError (listing every problem)
-        and the live bank stays exactly as it was. If it is valid, the bank is swapped in
-        one assignment, so a request sees the old bank or the new one, never a mixture.
-        This swaps the bank of this process only: serve with one worker process (and
-        threads, as `make run` does), or other workers keep their old bank.
-        """
-        return self.install(load_content(self.content_dir))
-
     def install(self, new_bank: Bank) -> Bank:
-        """Make a bank already loaded (hence valid) the live one, in one assignment."""
+        """Make a bank already loaded (hence valid: `load_content` raises BankError listing
+        every problem otherwise) the live one, in one assignment, so a request sees the old
+        bank or the new one, never a mixture. This swaps the bank of this process only:
+        serve with one worker process (and threads, as `make run` does), or other workers
+        keep their old bank."""
         self.bank = new_bank
         return new_bank
 

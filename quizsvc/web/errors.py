@@ -13,6 +13,7 @@ from flask import Flask, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from quizsvc import store
 from quizsvc.web.i18n import translate
 
 API_PREFIX = "/api"
@@ -82,6 +83,13 @@ def init_app(app: Flask) -> None:
             if name.lower() != "content-type":
                 response.headers.add(name, value)
         return response
+
+    @app.errorhandler(store.InvalidText)
+    def _unstorable_text(exc: store.InvalidText):
+        # the views check what people type; this catches a tampered hidden field
+        return error_response(
+            422, "invalid_text", str(exc), page_message=translate("error_unstorable_text")
+        )
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

@@ -443,10 +443,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "instructor_reviews_help": {
         "zh": "等待评阅的开放题答案，最早的在前（最多 {limit} 份）。找到的评分关键词已高亮。"
-        "得分可填 0–1 或百分比（如 75%）。",
+        "得分填百分比（如 75 或 75%）或“得分/满分”（如 1.5/2）。",
         "en": "Open answers awaiting review, oldest first (at most {limit}). Rubric phrases "
-        "found in an answer are highlighted. Enter the score as 0–1 or as a percentage "
-        "(e.g. 75 %).",
+        "found in an answer are highlighted. Enter the score as a percentage (75 or 75 %) or "
+        "as points out of the total (1.5/2).",
     },
     "instructor_queue_empty": {"zh": "没有待评阅的答案。", "en": "No answers are waiting."},
     "instructor_answered_at": {"zh": "作答于", "en": "Answered"},
@@ -484,11 +484,24 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "instructor_review_stale": {
         "zh": "打开此页后，{reviewer} 已评阅了这个答案（现在 {score}）。"
-        "请看下方的最新评阅，需要时再评一次。",
+        "请看上方的评阅记录，需要时再评一次。",
         "en": "{reviewer} reviewed this answer after you opened this page (it is now {score}). "
-        "Check the latest review below and review again if needed.",
+        "Check the reviews above and review again if needed.",
     },
     "instructor_review_history": {"zh": "评阅记录", "en": "Reviews so far"},
+    "instructor_review_changed": {
+        "zh": "打开此页后，这个答案的评阅已有变化。请看上方的评阅记录，需要时再评一次。",
+        "en": "This answer's reviews changed after you opened this page. Check the reviews "
+        "above and review again if needed.",
+    },
+    "instructor_reload_changed_again": {
+        "zh": "确认期间磁盘上的内容又变了：请再次确认下面的题目。",
+        "en": "The content on disk changed while you were confirming: confirm these again.",
+    },
+    "error_unstorable_text": {
+        "zh": "提交的文字含有无法保存的字符（如 NUL）。",
+        "en": "The text sent holds characters that cannot be stored (such as NUL).",
+    },
     "instructor_not_open": {
         "zh": "答案 {id} 不是开放题答案：它的得分由系统自动评出。",
         "en": "Answer {id} is not an open answer: its score is the automatic grader's.",
@@ -580,6 +593,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "instructor_chapter_total": {"zh": "章节总分", "en": "Chapter total"},
     "instructor_not_started": {"zh": "未开始", "en": "not started"},
+    "instructor_total_awaiting": {
+        "zh": "{count} 个答案待评阅，暂按 0 计",
+        "en": "{count} awaiting review, counted as 0 until reviewed",
+    },
     "instructor_drill_history": {"zh": "练习记录", "en": "Drill history"},
     "instructor_drill_scores": {"zh": "练习得分", "en": "drill scores"},
     "instructor_when": {"zh": "时间", "en": "When"},

@@ -168,6 +168,13 @@ def _dropped_with_records(live: Bank, new: Bank) -> list[tuple[str, int]]:
     return sorted((question_id, recorded[question_id]) for question_id in gone & set(recorded))
 
 
+@bp.get("/content/reload")
+@instructor_required
+def reload_content_page():
+    """The confirmation page's address, reloaded or bookmarked: back to the content page."""
+    return redirect(url_for("instructor.content"))
+
+
 @bp.post("/content/reload")
 @instructor_required
 def reload_content():
@@ -179,8 +186,15 @@ def reload_content():
         # the whole new content is rejected; the live bank is the one it was
         return render_content(exc.errors, 422)
     dropped = _dropped_with_records(live, candidate)
-    if dropped and request.form.get("confirm") != "yes":
-        return render_template("instructor/reload_confirm.html", dropped=dropped), 409
+    # A confirmation holds for the content it was shown for, not for what is on disk now.
+    confirmed = request.form.get("confirmed_version") == candidate.version
+    if dropped and not confirmed:
+        return render_template(
+            "instructor/reload_confirm.html",
+            dropped=dropped,
+            version=candidate.version,
+            changed_again="confirmed_version" in request.form,
+        ), 409
     new = state().install(candidate)
     if new.version == old_version:
         flash(translate("instructor_reload_unchanged", version=new.version[:12]), "info")
@@ -267,7 +281,9 @@ def preview():
     question_id = request.args.get("question", "").strip()
     seed_error = None
     try:
-        seed = _parse_seed(request.args.get("seed"))
+        # only a drill has a seed; the field is ignored for any other question
+        is_drill = isinstance(live.questions.get(question_id), DrillQuestion)
+        seed = _parse_seed(request.args.get("seed")) if is_drill or not question_id else 0
     except ValueError as exc:
         seed, seed_error = 0, str(exc)
     selected: dict[str, Any] | None = None
@@ -339,8 +355,9 @@ def parse_score(raw: str | None) -> float:
     """A score typed by a reviewer, as a fraction in [0, 1].
 
     A number is a percentage ("75", "75 %"); "a/b" is a points out of b ("1.5/2"). A
-    decimal comma is accepted. A bare number strictly between 0 and 1 is refused as
-    ambiguous: "0.75" is far more likely meant as 75 % than as 0.75 %.
+    decimal comma is accepted. A bare number above 0 and at most 1 is refused as
+    ambiguous: "0.75" or "1" is far more likely meant as a fraction than as 0.75 % or 1 %
+    ("1 %" says so).
     """
     text = (raw or "").strip().replace(",", ".")
     shown = (raw or "")[:40]
@@ -360,7 +377,7 @@ def parse_score(raw: str | None) -> float:
     value = float(text)
     if value > 100:
         raise ReviewInputError(translate("instructor_score_range", score=shown))
-    if not percent and 0 < value < 1:
+    if not percent and 0 < value <= 1:
         raise ReviewInputError(
             translate("instructor_score_ambiguous", score=shown, percent=f"{value * 100:g}")
         )
@@ -475,20 +492,12 @@ def reviews():
     return render_reviews()
 
 
-def _scored_by_instructors(question_id: str, live: Bank) -> bool:
-    """Whether answers to the question are scored by an instructor: open questions, and
-    (the benefit of the doubt) questions no longer in the bank. A numeric answer has text
-    too, but its score is the grader's."""
-    question = live.questions.get(question_id)
-    return question is None or isinstance(question, OpenQuestion)
-
-
 def _review_item(answer_id: int) -> dict[str, Any]:
     """One open answer (reviewed or not) as the review pages show it, with its reviews."""
     answer = db().get(store.QuizAnswer, answer_id)
-    if answer is None or answer.text is None:
+    if answer is None:
         abort(404, description=translate("instructor_no_answer", id=answer_id))
-    if not _scored_by_instructors(answer.question_id, bank()):
+    if not store.is_open_answer(db(), answer):
         abort(409, description=translate("instructor_not_open", id=answer_id))
     (item,) = _review_items([answer], bank(), negotiated_language())
     reviews = reports_queries.reviews_of(db(), answer_id)
@@ -529,9 +538,6 @@ def review(answer_id: int):
             return render_reviews({answer_id: message}, {answer_id: typed}, status)
         return render_review(answer_id, message, typed, status)
 
-    answer = db().get(store.QuizAnswer, answer_id)
-    if answer is not None and not _scored_by_instructors(answer.question_id, bank()):
-        abort(409, description=translate("instructor_not_open", id=answer_id))
     try:
         score = parse_score(typed["score"])
         comment = parse_comment(typed["comment"])
@@ -550,13 +556,19 @@ def review(answer_id: int):
         abort(404, description=translate("instructor_no_answer", id=answer_id))
     except store.StaleReview:
         db().rollback()
-        latest = reports_queries.reviews_of(db(), answer_id)[-1]
-        message = translate(
-            "instructor_review_stale", reviewer=latest.reviewer, score=f"{latest.score:.0%}"
+        reviews = reports_queries.reviews_of(db(), answer_id)
+        message = (
+            translate(
+                "instructor_review_stale",
+                reviewer=reviews[-1].reviewer,
+                score=f"{reviews[-1].score:.1%}",
+            )
+            if reviews
+            else translate("instructor_review_changed")  # a form from another page state
         )
         return render_review(answer_id, message, typed, 409)
-    except store.NotAllowed as exc:
-        abort(409, description=str(exc))
+    except store.NotAllowed:
+        abort(409, description=translate("instructor_not_open", id=answer_id))
     flash(translate("instructor_review_saved", id=result.answer_id, score=f"{score:.1%}"), "info")
     if from_queue:
         return redirect(url_for("instructor.reviews"))
@@ -656,7 +668,6 @@ def student(user_id: int):
             "answered_at": row.answered_at,
         }
         for row in reports_queries.open_answers_of(db(), user.id)
-        if _scored_by_instructors(row.question_id, live)
     ]
     return render_template(
         "instructor/student.html",

@@ -55,14 +55,26 @@ def test_a_wrong_first_decimal_is_graded_wrong(case) -> None:
         assert not grade.cells[0].correct
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.values[0][0] == "multi_head"])
+MULTI_HEAD_CASES = [c for c in CASES if c.values[0][0] == "multi_head"] + [
+    pytest.param(("multi_head", {"d_model": 2, "n_heads": 2}), id="multi_head-d_k=1"),
+    pytest.param(
+        ("multi_head", {"n": 2, "d_model": 6, "n_heads": 3}), id="multi_head-n=2-three-heads"
+    ),
+]
+
+
+@pytest.mark.parametrize("case", MULTI_HEAD_CASES)
 def test_the_usual_multi_head_mistakes_get_at_most_half_the_cells_right(case) -> None:
     # Small scores make the attention nearly uniform; then skipping the softmax or the
     # scaling would be graded right. The drill redraws such numbers.
     kind, params = case
     for seed in range(40):
         variant = generate_variant(kind, seed, params)
-        mistakes = ["1", "inf"] + (["sqrt(d_model)"] if variant.params["n_heads"] > 1 else [])
+        d_k = variant.params["d_model"] // variant.params["n_heads"]
+        # a mistake that computes the right thing is none: no scaling when d_k = 1, and
+        # sqrt(d_model) with a single head
+        mistakes = (["1"] if d_k > 1 else []) + ["inf"]
+        mistakes += ["sqrt(d_model)"] if variant.params["n_heads"] > 1 else []
         for mistake in mistakes:
             wrong = multi_head(variant, EXACT, divide_scores_by=mistake)
             grade = grade_numeric(wrong, variant.answer.values, variant.tolerance)

@@ -11,12 +11,14 @@ from sqlalchemy.exc import IntegrityError
 from quizsvc.store import (
     AttemptsExhausted,
     IdempotencyConflict,
+    InvalidText,
     NotAllowed,
     NotFound,
     OpenAnswerReview,
     QuizAnswer,
     StaleReview,
     answers_awaiting_review,
+    is_open_answer,
     latest_review,
     progress_for,
     record_quiz_answer,
@@ -135,8 +137,8 @@ def test_a_correction_recomputes_the_skill_over_all_its_answers_oldest_first(
     review = record_review(
         session, answer_id=answer.answer_id, reviewer_id=instructor, confirmed_score=0.0
     )
-    # counted when reviewed (last): 1.0, 0.5, 0.0 -> 0.5, 0.5, 0.25
-    assert progress_for(session, learner)[0].mastery == 0.25
+    # counted in answer order: 1.0, 0.0 (reviewed), 0.5 -> 0.5, 0.25, 0.375
+    assert progress_for(session, learner)[0].mastery == 0.375
     record_review(
         session,
         answer_id=answer.answer_id,
@@ -258,3 +260,67 @@ def test_the_database_itself_refuses_an_answer_with_neither_choices_nor_text(ses
         )
         == 1
     )
+
+
+def test_confirming_the_same_score_again_leaves_progress_as_it_was(session, learner, instructor):
+    choose(session, learner, "a", ["a"], 1.0, skill="scaling", now=T0)
+    answer = write_open(session, learner, skill="scaling", now=T0 + timedelta(minutes=1))
+    choose(session, learner, "b", ["a"], 0.5, skill="scaling", now=T0 + timedelta(minutes=2))
+    first = record_review(
+        session, answer_id=answer.answer_id, reviewer_id=instructor, confirmed_score=0.0
+    )
+    before = progress_for(session, learner)
+    record_review(
+        session,
+        answer_id=answer.answer_id,
+        reviewer_id=instructor,
+        confirmed_score=0.0,
+        seen_review_id=first.review_id,
+    )
+    assert progress_for(session, learner) == before
+
+
+def test_an_answer_graded_when_recorded_is_not_an_open_answer(session, learner, instructor):
+    # a numeric answer: text, and a score from the grader
+    numeric = record_quiz_answer(
+        session,
+        learner_id=learner,
+        question_id="masked-scores",
+        content_version="v1",
+        idempotency_key="n",
+        text="2.0, -inf",
+        score=1.0,
+        now=T0,
+    )
+    with pytest.raises(NotAllowed, match="not an open answer"):
+        record_review(
+            session, answer_id=numeric.answer_id, reviewer_id=instructor, confirmed_score=0.0
+        )
+    session.rollback()
+    assert session.get(QuizAnswer, numeric.answer_id).score == 1.0
+    assert not is_open_answer(session, session.get(QuizAnswer, numeric.answer_id))
+    waiting = write_open(session, learner)
+    assert is_open_answer(session, session.get(QuizAnswer, waiting.answer_id))
+
+
+@pytest.mark.parametrize("comment", ["bad\x00byte", "lone \ud800 surrogate"])
+def test_a_comment_no_database_can_store_is_refused(session, learner, instructor, comment):
+    answer = write_open(session, learner)
+    with pytest.raises(InvalidText):
+        record_review(
+            session,
+            answer_id=answer.answer_id,
+            reviewer_id=instructor,
+            confirmed_score=1.0,
+            comment=comment,
+        )
+    session.rollback()
+    assert session.get(QuizAnswer, answer.answer_id).score is None
+
+
+@pytest.mark.parametrize("text", ["bad\x00byte", "lone \ud800 surrogate"])
+def test_answer_text_and_keys_no_database_can_store_are_refused(session, learner, text):
+    with pytest.raises(InvalidText, match="answer"):
+        write_open(session, learner, text=text)
+    with pytest.raises(InvalidText, match="idempotency key"):
+        write_open(session, learner, key=text)

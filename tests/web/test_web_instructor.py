@@ -104,8 +104,9 @@ def test_every_instructor_route_is_for_instructors_only(app, browser_for):
         assert response.status_code == 302, where
         assert response.headers["Location"].startswith("/login?next="), where
         if method == "GET":
-            # and the instructor is let in (404 only where the dummy id names nobody)
-            assert ines.get(url).status_code in (200, 404), where
+            # and the instructor is let in (404 only where the dummy id names nobody; the
+            # reload confirmation's address sends a GET back to the content page)
+            assert ines.get(url).status_code in (200, 302, 404), where
     # a student's POST changed nothing
     assert count_reviews(app) == 0
 
@@ -477,7 +478,8 @@ def test_review_flow_from_answer_to_the_students_chapter_page(app, browser_for, 
         ("75 %", 0.75),
         ("75", 0.75),
         ("12,5", 0.125),
-        ("1", 0.01),
+        ("1%", 0.01),
+        ("1.5", 0.015),
         ("100%", 1.0),
         ("100", 1.0),
         ("0", 0.0),
@@ -512,6 +514,8 @@ def test_scores_are_read_as_percentages_or_points(app, typed, score):
         ("150%", "at most 100"),
         ("0.75", "write 75 for a percentage"),
         (".5", "write 50 for a percentage"),
+        ("1", "write 100 for a percentage"),
+        ("1.0", "write 100 for a percentage"),
         ("3/2", "points must be from 0"),
         ("1/0", "points must be from 0"),
         ("/2", "Cannot read"),
@@ -559,10 +563,10 @@ def test_reviewing_an_unknown_or_a_choice_answer_is_refused(app, browser_for, se
     ines = browser_for("ines")
     ines.get("/lang/en")
     ines.get("/instructor/reviews")
-    assert ines.post("/instructor/reviews/999", {"score": "1"}).status_code == 404
+    assert ines.post("/instructor/reviews/999", {"score": "100"}).status_code == 404
     with sessions() as session:
         [choice_answer] = session.scalars(select(store.QuizAnswer.id)).all()
-    response = ines.post(f"/instructor/reviews/{choice_answer}", {"score": "1"})
+    response = ines.post(f"/instructor/reviews/{choice_answer}", {"score": "100"})
     assert response.status_code == 409
     assert "not an open answer" in response.text
     assert count(sessions, store.OpenAnswerReview) == 0
@@ -768,7 +772,7 @@ def test_a_review_from_a_stale_page_is_refused_and_keeps_the_colleagues_review(
         {"score": "20", "seen_review": seen, "return_to": "answer"},
     )
     assert response.status_code == 409
-    assert "Tara reviewed this answer after you opened this page (it is now 80%)" in text_of(
+    assert "Tara reviewed this answer after you opened this page (it is now 80.0%)" in text_of(
         response
     )
     assert "TA: good" in response.text
@@ -826,8 +830,78 @@ def test_a_reload_that_drops_answered_questions_asks_first(app, browser_for, con
     assert "why-multi-head: 1 recorded answers or drill variants" in html.unescape(dropped)
     assert live_bank(app).version == old_version  # nothing swapped yet
     assert "why-multi-head" in live_bank(app).questions
+    [shown_version] = re.findall(r'name="confirmed_version" value="([0-9a-f]+)"', response.text)
+    assert shown_version != old_version  # the version of the content it asks about
+    # its address, reloaded, goes back to the content page
+    assert ines.get("/instructor/content/reload").headers["Location"] == "/instructor/content"
 
-    response = ines.post("/instructor/content/reload", {"confirm": "yes"})
+    # the files change again before the confirmation arrives: it is asked again
+    edit(content_dir, f"en: {FIRST_PROMPT_EN}", "en: Where do Q, K and V come from?")
+    response = ines.post("/instructor/content/reload", {"confirmed_version": shown_version})
+    assert response.status_code == 409
+    assert "changed while you were confirming" in response.text
+    assert live_bank(app).version == old_version
+    [current_version] = re.findall(r'name="confirmed_version" value="([0-9a-f]+)"', response.text)
+
+    response = ines.post("/instructor/content/reload", {"confirmed_version": current_version})
     assert response.status_code == 302
+    assert live_bank(app).version == current_version
     assert "why-multi-heads" in live_bank(app).questions
     assert "why-multi-head" not in live_bank(app).questions
+
+
+def test_a_review_form_naming_a_review_that_never_was_is_asked_again_not_a_crash(
+    app, browser_for, sessions
+):
+    alice = browser_for("alice")
+    answer_open_question(alice)
+    [answer_id] = awaiting_ids(sessions)
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    ines.get(f"/instructor/reviews/{answer_id}")
+    response = ines.post(
+        f"/instructor/reviews/{answer_id}",
+        {"score": "50", "seen_review": "7", "return_to": "answer"},
+    )
+    assert response.status_code == 409
+    assert "reviews changed after you opened this page" in response.text
+    assert awaiting_ids(sessions) == [answer_id]
+
+
+def test_a_refused_score_in_the_queue_brings_the_reviewer_to_its_field(app, browser_for, sessions):
+    alice = browser_for("alice")
+    answer_open_question(alice)
+    [answer_id] = awaiting_ids(sessions)
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    queue = ines.get("/instructor/reviews").text
+    assert f'action="/instructor/reviews/{answer_id}#answer-{answer_id}"' in queue
+    response = ines.post(f"/instructor/reviews/{answer_id}", {"score": "0.6"})
+    assert response.status_code == 422
+    item = queue_section(response.text, answer_id)
+    assert re.search(r'<input name="score"[^>]* autofocus aria-invalid="true"', item)
+    assert "focus.js" in response.text
+
+
+def test_the_seed_is_ignored_for_a_question_that_has_none(app, browser_for):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    response = ines.get(
+        "/instructor/preview", query_string={"question": "qkv-origin", "seed": "abc"}
+    )
+    assert response.status_code == 200
+    assert 'id="preview"' in response.text and 'id="seed-error"' not in response.text
+
+
+def test_the_report_says_how_many_answers_await_review(app, browser_for, sessions):
+    alice = browser_for("alice")
+    answer_open_question(alice)
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    report = ines.get(f"/instructor/students/{user_id(sessions, 'alice')}/report").text
+    assert "(1 awaiting review, counted as 0 until reviewed)" in report
+    [answer_id] = awaiting_ids(sessions)
+    ines.get("/instructor/reviews")
+    ines.post(f"/instructor/reviews/{answer_id}", {"score": "80"})
+    report = ines.get(f"/instructor/students/{user_id(sessions, 'alice')}/report").text
+    assert 'id="awaiting-count"' not in report

@@ -244,5 +244,7 @@ def test_a_download_leaves_no_transaction_open_even_if_abandoned(app, browser_fo
     assert response.status_code == 302
     with sessions() as session:
         [waiting] = store.answers_awaiting_review(session)
-    assert ines.post(f"/instructor/reviews/{waiting.answer_id}", {"score": "1"}).status_code == 302
+    assert (
+        ines.post(f"/instructor/reviews/{waiting.answer_id}", {"score": "100"}).status_code == 302
+    )
     assert len(download(ines, "/instructor/reports/events.jsonl").get_data().splitlines()) == 4
