@@ -149,6 +149,7 @@ def submit_drill(
     """
     state = drill_state(session, learner_id, variant_id)
     variant = state.variant
+    require_storable_text(answer_text)
     parsed = parse_answer(answer_text)
     grade = grade_numeric(
         parsed, variant.answer.values, variant.tolerance, all_or_nothing=variant.all_or_nothing
@@ -205,6 +206,8 @@ def answer_question(
     question = bank.questions.get(question_id)
     if question is None or isinstance(question, DrillQuestion):
         raise PracticeError(f"no question {question_id!r}")
+    if text is not None and isinstance(question, OpenQuestion | NumericQuestion):
+        require_storable_text(text)  # the text is stored as typed
     suggestion = None
     score: float | None
     match question:
@@ -235,6 +238,16 @@ def answer_question(
         attempts_allowed=QUIZ_ATTEMPTS,
     )
     return QuizOutcome(answer, answer.score, suggestion)
+
+
+def require_storable_text(text: str) -> None:
+    """Refuse typed text that no database can hold as it is (store.unstorable_text), before
+    it is graded or recorded, as grading.AnswerRejected: every interface shows it as any
+    other unreadable answer."""
+    problem = store.unstorable_text(text)
+    if problem is not None:
+        code = Rejection.CONTROL_CHARACTER if problem == "nul" else Rejection.LONE_SURROGATE
+        raise AnswerRejected(f"answer {store.UNSTORABLE_TEXT[problem]}", code)
 
 
 def grade_numeric_answer(question: NumericQuestion, text: str) -> NumericGrade:

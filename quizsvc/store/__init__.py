@@ -49,6 +49,7 @@ from quizsvc.store.progress import (
 from quizsvc.store.queries import AnsweredQuestion, latest_quiz_answers
 from quizsvc.store.records import (
     MAX_IDEMPOTENCY_KEY_LENGTH,
+    UNSTORABLE_TEXT,
     IssuedVariant,
     QuizAnswerResult,
     ReviewResult,
@@ -62,6 +63,7 @@ from quizsvc.store.records import (
     record_quiz_answer,
     record_review,
     record_submission,
+    unstorable_text,
     variant_submissions,
 )
 from quizsvc.store.users import (
@@ -85,6 +87,7 @@ __all__ = [
     "MAX_IDEMPOTENCY_KEY_LENGTH",
     "MIN_PASSWORD_LENGTH",
     "ROLES",
+    "UNSTORABLE_TEXT",
     "AnsweredQuestion",
     "AttemptsExhausted",
     "Base",
@@ -137,6 +140,7 @@ __all__ = [
     "record_review",
     "record_submission",
     "set_password",
+    "unstorable_text",
     "user_by_api_token",
     "user_by_id",
     "validate_password",

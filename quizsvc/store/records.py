@@ -595,15 +595,31 @@ def _is_open(answer: QuizAnswer, latest: OpenAnswerReview | None) -> bool:
     return answer.text is not None and (answer.score is None or latest is not None)
 
 
-def _require_storable_text(name: str, text: str) -> None:
-    """Text every database can store: PostgreSQL refuses NUL, and a lone surrogate is not
-    text (it cannot be encoded)."""
+UNSTORABLE_TEXT = {
+    "nul": "contains a NUL character (\\u0000)",
+    "lone_surrogate": "contains a lone surrogate (\\ud800-\\udfff), which is not text",
+}
+
+
+def unstorable_text(text: str) -> str | None:
+    """Why no database can store ``text`` as it is (a key of ``UNSTORABLE_TEXT``), or None.
+
+    PostgreSQL refuses NUL in a text column (SQLite would store it), and a lone surrogate
+    (half of a UTF-16 pair, which JSON's \\ud800 escapes can make) has no UTF-8 form.
+    """
     if "\x00" in text:
-        raise InvalidText(f"the {name} contains a NUL character")
+        return "nul"
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise InvalidText(f"the {name} contains a lone surrogate, which is not text") from None
+        return "lone_surrogate"
+    return None
+
+
+def _require_storable_text(name: str, text: str) -> None:
+    problem = unstorable_text(text)
+    if problem is not None:
+        raise InvalidText(f"the {name} {UNSTORABLE_TEXT[problem]}")
 
 
 def latest_review(session: Session, answer_id: int) -> OpenAnswerReview | None:

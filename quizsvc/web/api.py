@@ -141,17 +141,10 @@ def _body() -> dict[str, Any]:
 
 
 def _require_storable(field: str, text: str, code: str) -> None:
-    """Refuse text no database can hold as sent: a lone surrogate (half of a UTF-16 pair,
-    which JSON's \\ud800 escapes can make) has no UTF-8 form, and PostgreSQL refuses NUL in
-    text columns (SQLite would store it)."""
-    if "\x00" in text:
-        raise ApiError(422, code, f"{field} contains a NUL character (\\u0000)")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ApiError(
-            422, code, f"{field} contains a lone surrogate (\\ud800-\\udfff), which is not text"
-        ) from None
+    """Refuse text no database can hold as sent (store.unstorable_text)."""
+    problem = store.unstorable_text(text)
+    if problem is not None:
+        raise ApiError(422, code, f"{field} {store.UNSTORABLE_TEXT[problem]}")
 
 
 def _idempotency_key(body: dict[str, Any]) -> str:
@@ -367,7 +360,12 @@ def chapters():
 @bp.get("/chapters/<chapter_id>/questions")
 def questions(chapter_id: str):
     lang = _lang()
-    listed = chapter_questions(chapter_id)  # 404 for an unknown chapter
+    try:
+        chapter = bank().chapter(chapter_id)
+    except KeyError:
+        # before chapter_questions, whose 404 is the chapter page's, in the page's language
+        abort(404, description=f"no chapter {chapter_id!r}")
+    listed = chapter_questions(chapter_id)
     store.begin_read_only(db())
     answered = store.latest_quiz_answers(db(), current_user.id)
     items = []
@@ -381,7 +379,6 @@ def questions(chapter_id: str):
                 "learner_answer": _learner_answer(answer) if answer else None,
             }
         )
-    chapter = bank().chapter(chapter_id)
     return {
         "chapter": {"id": chapter.id, "title": localize(chapter.title, lang)},
         "questions": items,

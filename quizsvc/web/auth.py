@@ -112,6 +112,10 @@ class BearerAwareSessionInterface(SecureCookieSessionInterface):
         super().save_session(app, session, response)
 
 
+# Set in the session when it is refused for an old password, until the learner has been told.
+_SIGNED_OUT_BY_PASSWORD_CHANGE = "signed_out_by_password_change"
+
+
 @login_manager.user_loader
 def _load_user(session_id: str) -> CurrentUser | None:
     user_id, _, key = session_id.partition(".")
@@ -119,9 +123,35 @@ def _load_user(session_id: str) -> CurrentUser | None:
     if not re.fullmatch(r"[0-9]+", user_id) or not key:
         return None
     user = _find_user(lambda session: store.user_by_id(session, int(user_id)))
-    if user is None or not hmac.compare_digest(user.session_key, key):
-        return None  # the password changed since this session began
+    if user is None:
+        return None
+    if not hmac.compare_digest(user.session_key, key):
+        # the password changed since this session began: forget the user, as logging out
+        # does, so that the session is refused (and the learner told why) only once
+        for name in ("_user_id", "_fresh", "_id"):
+            session.pop(name, None)
+        session[_SIGNED_OUT_BY_PASSWORD_CHANGE] = True
+        return None
     return user
+
+
+def why_signed_out() -> str | None:
+    """Once, after a session was refused for an old password: that the password changed."""
+    if session.pop(_SIGNED_OUT_BY_PASSWORD_CHANGE, False):
+        return translate("signed_out_password_changed")
+    return None
+
+
+def _login_manager_message(message: str) -> str:
+    """Flask-Login's messages, which it writes in English, in the page's language. Asking to
+    log in after the session was refused for an old password says why instead."""
+    if message == login_manager.login_message:
+        return why_signed_out() or translate("login_required")
+    return message
+
+
+login_manager.localize_callback = _login_manager_message
+login_manager.login_message_category = "info"  # as the login page's own notices
 
 
 @login_manager.request_loader
@@ -171,7 +201,12 @@ def login():
             flash(translate("login_failed"), "error")
             return render_template("login.html"), 401
         login_user(CurrentUser.of(user))
+        session.pop(_SIGNED_OUT_BY_PASSWORD_CHANGE, None)  # logged in again: nothing to tell
         return redirect(_safe_next(request.args.get("next")))
+    # a session refused here (current_user loads, and refuses, it) was not sent here by
+    # Flask-Login, which would have said why: say it now
+    if not current_user.is_authenticated and (reason := why_signed_out()):
+        flash(reason, "info")
     return render_template("login.html")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass
 from enum import StrEnum
@@ -12,7 +13,7 @@ from flask_login import current_user, login_required
 
 from quizsvc import practice, store
 from quizsvc.bank import DrillQuestion, localize, render_markdown
-from quizsvc.grading import AnswerRejected, Tolerance, parse_answer
+from quizsvc.grading import AnswerRejected, Rejection, Tolerance, parse_answer
 from quizsvc.web.context import bank, db
 from quizsvc.web.i18n import (
     answer_problem,
@@ -163,8 +164,64 @@ def answer_from_form(form, rows: int, cols: int) -> FormAnswer:
     if empty:
         r, c = empty[0]
         problem = translate("grid_cell_empty", row=r + 1, column=c + 1)
-        raise FormProblem(translate("invalid_answer_in_grid", message=problem), f"cell-{r}-{c}")
+        raise FormProblem(translate("invalid_answer_in_grid", message=problem), cell_field(r, c))
+    _require_one_value_per_cell(cells)
     return FormAnswer(grid_text, AnswerSource.GRID)
+
+
+def _require_one_value_per_cell(cells: list[list[str]]) -> None:
+    """Raise FormProblem for the first cell holding more than one value: read as the grid's
+    text, it would shift every value after it, and the grader would blame the whole matrix
+    ("expected 1 × 3 values, got 4")."""
+    for r, row in enumerate(cells):
+        for c, value in enumerate(row):
+            if not _holds_several_values(value):
+                continue
+            if _DECIMAL_COMMA.fullmatch(value):
+                problem = translate("grid_cell_decimal_comma", row=r + 1, column=c + 1)
+            else:
+                problem = translate("grid_cell_several_numbers", row=r + 1, column=c + 1)
+            message = translate("invalid_answer_in_grid", message=problem)
+            raise FormProblem(message, cell_field(r, c))
+
+
+def cell_field(row: int, col: int) -> str:
+    """The name of the grid's input for a cell, rows and columns counted from 0."""
+    return f"cell-{row}-{col}"
+
+
+# "0,5" as a continental European or a spreadsheet writes one half (also with a full-width
+# comma): the grader reads two numbers
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]+[,，][0-9]+")
+
+
+def _holds_several_values(cell: str) -> bool:
+    """Whether the grader, reading the grid as one text (cells joined by ", ", rows by new
+    lines), would take this cell for more than one value ("0.5 0.1", the decimal comma of
+    "0,5") or split its row at it ("0.5;" ends the row, ", 0.5" leaves a value out).
+
+    Asked of the grader's own parser, with the cell where the grid text puts it: between two
+    values of a row, which must then read as three values. A cell whose one value cannot be
+    read ("abc") is left to the grading, whose message names its row and column."""
+    try:
+        values = parse_answer(f"0, {cell}, 0")
+    except AnswerRejected as exc:
+        if "column" in exc.params:  # a value it could not read: is it the cell's first?
+            return (exc.params["row"], exc.params["column"]) != (1, 2)
+        # a separator inside the cell splits its row; brackets and the like are the
+        # grader's to explain, for the whole grid
+        return exc.code in (Rejection.RAGGED_ROWS, Rejection.EMPTY_BETWEEN_COMMAS)
+    return values.shape != (1, 3)
+
+
+def rejected_cell(rejection: AnswerRejected) -> str | None:
+    """The grid cell a rejection of the grid's text names, if it names one.
+
+    The grader counts rows and values from 1; `answer_from_form` has made sure that every
+    cell holds exactly one value, so the grader's value number is the grid's column."""
+    if "row" in rejection.params and "column" in rejection.params:
+        return cell_field(int(rejection.params["row"]) - 1, int(rejection.params["column"]) - 1)
+    return None
 
 
 def _same_numbers(first: str, second: str) -> bool:
@@ -321,8 +378,8 @@ def submit(variant_id: int):
             )
         else:
             message = translate("invalid_answer_in_grid", message=answer_problem(exc))
-        # a grid's problem may lie in any cell; the paste box is one field to go back to
-        field = "pasted" if answer.source is AnswerSource.PASTE_BOX else None
+        # the paste box is one field to go back to; in the grid, the cell the grader names
+        field = "pasted" if answer.source is AnswerSource.PASTE_BOX else rejected_cell(exc)
         return render_variant(state, message, 422, field)
     except store.AttemptsExhausted:
         db().rollback()

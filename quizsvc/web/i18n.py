@@ -48,6 +48,29 @@ MESSAGES: dict[str, dict[str, str]] = {
     "login_failed": {"zh": "用户名或密码错误。", "en": "Wrong user name or password."},
     "logged_out": {"zh": "已退出。", "en": "You are logged out."},
     "nav_password": {"zh": "修改密码", "en": "Password"},
+    # logging in (auth), a drill grid's cells (drills), a key changed since answering (quiz)
+    "login_required": {
+        "zh": "请先登录，再访问这个页面。",
+        "en": "Please log in to access this page.",
+    },
+    "signed_out_password_changed": {
+        "zh": "你的密码已经修改，这里的登录随之失效：请用新密码重新登录。",
+        "en": "Your password was changed, so you were signed out here: log in again with "
+        "the new password.",
+    },
+    "grid_cell_several_numbers": {
+        "zh": "第 {row} 行第 {column} 列不止一个数：每格只填一个数",
+        "en": "row {row}, column {column} holds more than one number: type one number per cell",
+    },
+    "grid_cell_decimal_comma": {
+        "zh": "第 {row} 行第 {column} 列不止一个数：小数点请用“.”（写 0.5，而不是 0,5）",
+        "en": "row {row}, column {column} holds more than one number: the decimal separator "
+        "is a point (0.5, not 0,5)",
+    },
+    "numeric_key_changed": {
+        "zh": "你作答之后，这道题的答案改过了；你记录的得分保持不变。",
+        "en": "The key has changed since you answered; your recorded score stands.",
+    },
     "change_password_title": {"zh": "修改密码", "en": "Change your password"},
     "change_password_intro": {
         "zh": "修改后，你在其他浏览器或设备上的登录都会失效，本浏览器保持登录。",
@@ -685,6 +708,7 @@ ANSWER_PROBLEMS_ZH: dict[str, str] = {
     "no_choice": "请先选择答案，再提交",
     "several_choices": "只能选择一个答案",
     "no_text": "请先写下答案，再提交",
+    "lone_surrogate": "答案里有不成对的代理字符（半个 UTF-16 字符），它不是文本",
 }
 
 

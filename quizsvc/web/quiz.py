@@ -79,15 +79,20 @@ def numeric_answer_tensor(question: NumericQuestion) -> Tensor:
 
 def numeric_feedback(question: NumericQuestion, answer: store.AnsweredQuestion) -> dict:
     """An answered numeric question's marks per cell and its key, shown after answering (as
-    for choice questions). The store keeps the typed text, so the cells are graded again."""
+    for choice questions). The store keeps the typed text, so the cells are graded again,
+    against the key as it is now: when the instructor has changed it since (its values, its
+    tolerance, its shape), the marks disagree with the recorded score, and `key_changed`
+    says so."""
     key = numeric_answer_tensor(question)
-    feedback = {"expected": matrix_table(key), "marks": None}
+    feedback = {"expected": matrix_table(key), "marks": None, "key_changed": True}
     try:
         grade = practice.grade_numeric_answer(question, answer.text or "")
     except AnswerRejected:
         # the key's shape was changed (and reloaded) after this answer: its cells no longer
         # line up with the key's, so there is nothing to mark them against
         return feedback
+    # the same text graded by the same code: only a changed key moves the score
+    feedback["key_changed"] = not math.isclose(grade.score, answer.score, abs_tol=1e-9)
     rows, cols = grade.shape
     feedback["marks"] = {
         # the key is shown beside them, so a wrong cell's accepted interval may be shown too

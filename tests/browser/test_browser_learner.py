@@ -279,3 +279,47 @@ def test_a_matrix_pasted_into_the_box_is_copied_into_the_grid(page, live_server,
     assert page.evaluate(PASTE, ["textarea[name=pasted]", "1 2; 3 4"]) is True
     submit_answer(page)
     expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100% (raw 100%, penalty 0%)"])
+
+
+PHONE_WIDTH = 390  # CSS pixels, as an iPhone 12 to 15
+
+
+def page_width(page) -> int:
+    return page.evaluate("document.documentElement.scrollWidth")
+
+
+def test_pages_fit_a_phones_width_and_wide_matrices_scroll_in_their_own_box(page, student):
+    page.set_viewport_size({"width": PHONE_WIDTH, "height": 844})
+    login(page, student)
+    # its 3 x 4 answer grid of inputs is wider than the phone
+    start_drill(page, "multi_head")
+    assert page_width(page) <= PHONE_WIDTH
+    grid = page.locator("table.matrix.grid")
+    assert grid.bounding_box()["width"] > PHONE_WIDTH - 32  # too wide for the page's column
+    box = page.locator(".scroll-x", has=grid)
+    assert box.evaluate("el => el.scrollWidth > el.clientWidth")  # so it scrolls, in its box
+    header = page.locator("header.site").bounding_box()
+    assert header["x"] == 0 and header["width"] == PHONE_WIDTH  # the bar spans the screen
+    page.locator("input[name=cell-0-3]").focus()  # the last column can still be typed in
+    expect(page.locator("input[name=cell-0-3]")).to_be_in_viewport()
+
+    for path in ("/drills", "/chapters/transformer-by-hand", "/progress", "/worked-example"):
+        page.goto(path)
+        assert page_width(page) <= PHONE_WIDTH, path
+
+
+def test_the_grid_cell_the_server_rejects_takes_the_focus(page, student):
+    login(page, student)
+    start_drill(page, "score_row")  # a 1 x 3 grid
+    for typed, problem in [
+        (["1", "abc", "2"], "could not read 'abc' as a number (row 1, value 2)"),
+        (["1", "0,5", "2"], "row 1, column 2 holds more than one number"),
+    ]:
+        for c, value in enumerate(typed):
+            page.locator(f"input[name=cell-0-{c}]").fill(value)
+        submit_answer(page)
+        expect(page.locator("#answer-error")).to_contain_text(problem)
+        cell = page.locator("input[name=cell-0-1]")
+        expect(cell).to_be_focused()
+        expect(cell).to_have_attribute("aria-invalid", "true")
+        expect(cell).to_have_value(typed[1])  # kept, to be corrected

@@ -184,3 +184,51 @@ def test_a_refused_password_change_says_why_in_chinese(browser_for, current, new
     assert response.status_code == 422
     assert refusal(response) == zh
     assert browser_for().login("alice", PASSWORD).status_code == 302
+
+
+def flashes(page_html: str) -> list[str]:
+    return [
+        html.unescape(text)
+        for text in re.findall(r'<p class="flash [^"]*" role="status">(.*?)</p>', page_html)
+    ]
+
+
+LOG_IN_ZH = "请先登录，再访问这个页面。"
+SIGNED_OUT_ZH = "你的密码已经修改，这里的登录随之失效：请用新密码重新登录。"
+
+
+def test_the_request_to_log_in_is_in_the_page_language(browser_for):
+    anonymous = browser_for()
+    anonymous.get("/lang/zh")
+    assert flashes(anonymous.get("/progress", follow_redirects=True).text) == [LOG_IN_ZH]
+    anonymous.get("/lang/en")
+    assert flashes(anonymous.get("/progress", follow_redirects=True).text) == [
+        "Please log in to access this page."
+    ]
+
+
+def test_a_session_ended_by_a_password_change_is_told_why_once(browser_for):
+    laptop, phone = browser_for("alice"), browser_for("alice")
+    phone.get("/lang/zh")
+    assert change(laptop, PASSWORD, NEW_PASSWORD).status_code == 302
+
+    signed_out = phone.get("/progress")
+    assert signed_out.status_code == 302 and "/login" in signed_out.headers["Location"]
+    assert flashes(phone.get(signed_out.headers["Location"]).text) == [SIGNED_OUT_ZH]
+    # told once: from now on this is a visitor like any other
+    assert flashes(phone.get("/progress", follow_redirects=True).text) == [LOG_IN_ZH]
+    assert flashes(phone.get("/login").text) == []
+
+
+def test_a_session_ended_by_a_password_change_is_told_why_on_the_login_page_too(browser_for):
+    laptop, tablet = browser_for("alice"), browser_for("alice")
+    tablet.get("/lang/en")
+    assert change(laptop, PASSWORD, NEW_PASSWORD).status_code == 302
+    # opened straight away, so Flask-Login never asks this session to log in
+    assert flashes(tablet.get("/login").text) == [
+        "Your password was changed, so you were signed out here: log in again with the new "
+        "password."
+    ]
+    assert flashes(tablet.get("/login").text) == []
+    assert tablet.login("alice", NEW_PASSWORD).status_code == 302
+    assert tablet.get("/progress").status_code == 200

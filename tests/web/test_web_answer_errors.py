@@ -6,11 +6,17 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 
 import numpy as np
+import pytest
 from web_helpers import count, reading, user_id
 
 from quizsvc import practice, store
+from quizsvc.grading import AnswerRejected, Rejection
+from quizsvc.web.context import load_content
+
+REPO = Path(__file__).resolve().parents[2]
 
 CHAPTER_URL = "/chapters/transformer-by-hand"
 QKV = "qkv-origin"  # single choice, correct: B
@@ -222,3 +228,119 @@ def test_the_address_of_a_form_leads_to_its_page_not_to_a_405(browser_for, sessi
         assert response.headers["Location"] == "/drills", path
     # a GET never starts a variant or records an answer
     assert (count(sessions, store.DrillVariant), count(sessions, store.QuizAnswer)) == before
+
+
+# --- the grid cell to fix ---------------------------------------------------------------
+
+
+def cell_input(page_html: str, name: str) -> str:
+    match = re.search(rf'<input name="{name}"[^>]*>', page_html)
+    assert match, name
+    return match.group(0)
+
+
+def assert_only_marked_cell(page_html: str, name: str) -> None:
+    """The cell takes the focus, is marked invalid and is described by the error; no other
+    field is."""
+    cell = cell_input(page_html, name)
+    assert "autofocus" in cell and 'aria-invalid="true"' in cell, cell
+    assert 'aria-describedby="answer-error"' in cell, cell
+    assert page_html.count("autofocus") == 1 and page_html.count('aria-invalid="true"') == 1
+
+
+def filled_grid(rows: int, cols: int, **cells: str) -> dict[str, str]:
+    """A grid of 1s with the named cells (cell_0_1="abc") holding what is given."""
+    form = {f"cell-{r}-{c}": "1" for r in range(rows) for c in range(cols)}
+    form.update({name.replace("_", "-"): value for name, value in cells.items()})
+    return form
+
+
+def test_a_grid_cell_the_grader_cannot_read_is_marked_and_focused(browser_for, sessions):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    variant_id = start(alice, "drill-projection")  # a 3 x 4 grid
+    url = f"/variants/{variant_id}/submissions"
+    cases = [
+        (filled_grid(3, 4, cell_0_1="abc"), "cell-0-1", "could not read 'abc' as a number "
+         "(row 1, value 2)"),
+        (filled_grid(3, 4, cell_2_3="1/0"), "cell-2-3", "division by zero in '1/0' "
+         "(row 3, value 4)"),
+        (filled_grid(3, 4, cell_1_0="nan"), "cell-1-0", "NaN is not a number you can be graded "
+         "on (row 2, value 1)"),
+    ]  # fmt: skip
+    for form, name, problem in cases:
+        response = alice.post(url, form)
+        assert response.status_code == 422, form
+        assert inline_error(response.text) == f"Could not read the answer in the grid: {problem}"
+        assert_only_marked_cell(response.text, name)
+    assert attempts_used(sessions, "alice", variant_id) == 0
+
+
+def test_a_grid_cell_holding_more_than_one_number_is_named_and_marked(browser_for, sessions):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    variant_id = start(alice, "drill-projection")  # a 3 x 4 grid
+    url = f"/variants/{variant_id}/submissions"
+    one_per_cell = "holds more than one number: type one number per cell"
+    cases = [
+        ("0,5", "row 2, column 3 holds more than one number: the decimal separator is a point "
+         "(0.5, not 0,5)"),
+        ("-1，25", "row 2, column 3 holds more than one number: the decimal separator is a "
+         "point (0.5, not 0,5)"),
+        ("0.5 0.1", f"row 2, column 3 {one_per_cell}"),
+        ("0.5;", f"row 2, column 3 {one_per_cell}"),  # would end the row
+        (", 0.5", f"row 2, column 3 {one_per_cell}"),  # would leave a value out
+        ("1 abc", f"row 2, column 3 {one_per_cell}"),
+    ]  # fmt: skip
+    for value, problem in cases:
+        response = alice.post(url, filled_grid(3, 4, cell_1_2=value))
+        assert response.status_code == 422, value
+        assert inline_error(response.text) == f"Could not read the answer in the grid: {problem}"
+        assert_only_marked_cell(response.text, "cell-1-2")
+
+    alice.get("/lang/zh")
+    response = alice.post(url, filled_grid(3, 4, cell_0_0="0,5"))
+    assert inline_error(response.text) == (
+        "无法读取表格中的答案：第 1 行第 1 列不止一个数：小数点请用“.”（写 0.5，而不是 0,5）"
+    )
+    assert_only_marked_cell(response.text, "cell-0-0")
+    assert attempts_used(sessions, "alice", variant_id) == 0
+
+
+def test_one_number_a_cell_may_be_written_with_spaces_is_taken(browser_for, sessions):
+    alice = browser_for("alice")
+    variant_id = start(alice, "drill-score-row")  # a 1 x 3 grid
+    form = {"cell-0-0": "1 / 3", "cell-0-1": "-inf", "cell-0-2": "２．５"}
+    assert alice.post(f"/variants/{variant_id}/submissions", form).status_code == 302
+    assert attempts_used(sessions, "alice", variant_id) == 1
+
+
+# --- text no database can hold ----------------------------------------------------------
+
+
+def test_a_nul_typed_into_an_open_answer_is_refused_inline(browser_for, sessions):
+    """PostgreSQL refuses NUL in a text column: a 500 there before, now the page's 422."""
+    alice = browser_for("alice")
+    url = f"{CHAPTER_URL}/questions/{TEACHER_FORCING}"
+    alice.get("/lang/en")
+    response = alice.post(url, {"text": "the true target\x00 in parallel"})
+    assert response.status_code == 422
+    assert inline_error(response.text) == "answer contains a NUL character (\\u0000)"
+    alice.get("/lang/zh")
+    response = alice.post(url, {"text": "\x00"})
+    assert response.status_code == 422
+    assert inline_error(response.text) == "答案里有控制字符"
+    assert count(sessions, store.QuizAnswer) == 0
+
+
+def test_submit_drill_refuses_a_lone_surrogate_before_reading_numbers(sessions):
+    """Forms cannot send one (browsers encode it as U+FFFD) and the API refuses it first; a
+    script calling the domain gets the rejection too, not a message quoting it."""
+    bank = load_content(REPO / "content")
+    learner = user_id(sessions, "alice")
+    with sessions() as session:
+        variant_id = practice.start_drill(session, bank, learner, "drill-score-row").id
+        with pytest.raises(AnswerRejected) as caught:
+            practice.submit_drill(session, learner, variant_id, "1, 2\ud800, 3", "k")
+        assert caught.value.code is Rejection.LONE_SURROGATE
+    assert attempts_used(sessions, "alice", variant_id) == 0

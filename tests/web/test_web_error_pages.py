@@ -109,6 +109,7 @@ def test_api_error_messages_stay_english_whatever_the_language(browser_for):
     headers = {"X-CSRFToken": alice.token, "Accept-Language": "zh-CN"}
     for path, expected in [
         ("/api/variants/999999", "no drill variant 999999"),
+        ("/api/chapters/no-such-chapter/questions", "no chapter 'no-such-chapter'"),
         ("/api/no-such-route", "The requested URL was not found on the server."),
     ]:
         response = alice.client.get(path, headers=headers)

@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 from web_helpers import reading, user_id
 
-from quizsvc import store
+from quizsvc import practice, store
+from quizsvc.grading import AnswerRejected, Rejection
 from quizsvc.web import create_app
+from quizsvc.web.context import load_content
 
 REPO = Path(__file__).resolve().parents[2]
 CHAPTER_URL = "/chapters/transformer-by-hand"
@@ -365,3 +367,89 @@ def test_a_numeric_answer_is_neither_listed_nor_reviewable_as_an_open_answer(bro
             store.latest_quiz_answers(session, user_id(sessions, "alice"))["masked-scores"].score
             == 1.0
         )
+
+
+# --- a key changed after the answer -------------------------------------------------------
+
+
+def change_key(app, content_dir: Path, old: str, new: str) -> None:
+    """Edit the added questions' YAML and make it the live bank, as a content reload does."""
+    path = content_dir / "transformer-by-hand" / "extra.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    app.extensions["quizsvc"].install(load_content(content_dir))
+
+
+KEY_CHANGED = "The key has changed since you answered; your recorded score stands."
+
+
+def test_marks_against_a_key_changed_since_the_answer_say_the_recorded_score_stands(
+    app, content_dir, browser_for
+):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    answer(alice, "masked-scores", {"text": "2, -inf\n2.7, 2.89"})  # all 4 right: 100 %
+    page = answer(alice, "scale-factor", {"text": "0.5"})
+    assert KEY_CHANGED not in page  # the key as answered: marks and score agree
+
+    # 2.89 becomes 2.95 (± 0.005): graded again, 2.89 is wrong, but 100 % was recorded
+    change_key(app, content_dir, "[2.7, 2.89]", "[2.7, 2.95]")
+    page = alice.get(CHAPTER_URL).text
+    section = question_section(page, "masked-scores")
+    assert '<p class="auto-score">Automatic score: 100%</p>' in section
+    assert marks(section)[3] == (False, "2.89", "[2.945, 2.955]")
+    after_marks = section[section.index("</table>") :]
+    assert f'<p class="key-changed">{KEY_CHANGED}</p>' in after_marks
+    assert KEY_CHANGED not in question_section(page, "scale-factor")  # its key is unchanged
+
+    alice.get("/lang/zh")
+    section = question_section(alice.get(CHAPTER_URL).text, "masked-scores")
+    assert '<p class="key-changed">你作答之后，这道题的答案改过了；你记录的得分保持不变。</p>' in (
+        section
+    )
+
+
+def test_a_key_whose_shape_changed_since_the_answer_says_so_without_marks(
+    app, content_dir, browser_for
+):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    answer(alice, "scale-factor", {"text": "0.5"})
+    change_key(app, content_dir, "answer: 0.5\n", "answer: [0.5, 0.25]\n")
+    section = question_section(alice.get(CHAPTER_URL).text, "scale-factor")
+    assert '<p class="auto-score">Automatic score: 100%</p>' in section
+    assert "matrix marks" not in section  # the cells no longer line up with the key's
+    assert f'<p class="key-changed">{KEY_CHANGED}</p>' in section
+
+
+# --- text no database can hold, refused for every caller --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "message"),
+    [
+        ("2, -inf\x00", Rejection.CONTROL_CHARACTER, "a NUL character ("),
+        ("2, -inf \ud800", Rejection.LONE_SURROGATE, "lone surrogate"),
+    ],
+)
+@pytest.mark.parametrize("question_id", ["masked-scores", "why-multi-head"])
+def test_answer_question_refuses_text_no_database_can_hold(
+    content_dir, sessions, question_id, text, code, message
+):
+    """Refused by the domain before it grades or stores anything, whoever calls it (the
+    chapter page, the API, a script): PostgreSQL refuses NUL, and a lone surrogate has no
+    UTF-8 form."""
+    with sessions() as session:
+        with pytest.raises(AnswerRejected, match=re.escape(message)) as caught:
+            practice.answer_question(
+                session,
+                load_content(content_dir),
+                user_id(sessions, "alice"),
+                question_id,
+                idempotency_key="k",
+                text=text,
+            )
+        assert caught.value.code is code
+    with reading(sessions) as session:
+        assert store.latest_quiz_answers(session, user_id(sessions, "alice")) == {}
