@@ -216,7 +216,11 @@ def answer_question(
             _require_choice(question, selected)
             score = grade_single_choice(selected, question.correct)
         case MultipleChoiceQuestion():
-            score = grade_multiple_choice(choices or [], {c.id: c.score for c in question.choices})
+            selected = [c for c in choices or [] if c]  # a form may send an empty value
+            if not selected:  # nothing ticked is no answer: it would use the only attempt
+                raise AnswerRejected("choose an answer before submitting", Rejection.NO_CHOICE)
+            choices = selected
+            score = grade_multiple_choice(selected, {c.id: c.score for c in question.choices})
         case NumericQuestion():
             score = grade_numeric_answer(question, text or "").score
         case OpenQuestion():

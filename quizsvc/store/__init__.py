@@ -49,7 +49,6 @@ from quizsvc.store.progress import (
 from quizsvc.store.queries import AnsweredQuestion, latest_quiz_answers
 from quizsvc.store.records import (
     MAX_IDEMPOTENCY_KEY_LENGTH,
-    UNSTORABLE_TEXT,
     IssuedVariant,
     QuizAnswerResult,
     ReviewResult,
@@ -63,9 +62,9 @@ from quizsvc.store.records import (
     record_quiz_answer,
     record_review,
     record_submission,
-    unstorable_text,
     variant_submissions,
 )
+from quizsvc.store.text import UNSTORABLE_TEXT, unstorable_text
 from quizsvc.store.users import (
     MIN_PASSWORD_LENGTH,
     authenticate,

@@ -98,7 +98,9 @@ def recompute_progress(session: Session, *, learner_id: int, skill: str, now: da
     row.attempts = len(scores)
     row.best_score = max(scores, default=0.0)
     row.last_score = scores[-1] if scores else 0.0
-    row.mastery = mastery  # last_activity is the learner's, not the reviewer's: kept
+    row.mastery = mastery
+    if graded:  # the learner's newest graded answer, not the reviewer's time
+        row.last_activity = graded[-1][0]
     session.flush()
 
 

@@ -41,6 +41,7 @@ from quizsvc.store.models import (
     Submission,
     User,
 )
+from quizsvc.store.text import UNSTORABLE_TEXT, unstorable_text
 from quizsvc.store.transactions import write_transaction
 
 MAX_IDEMPOTENCY_KEY_LENGTH = 128
@@ -593,27 +594,6 @@ def is_open_answer(session: Session, answer: QuizAnswer) -> bool:
 
 def _is_open(answer: QuizAnswer, latest: OpenAnswerReview | None) -> bool:
     return answer.text is not None and (answer.score is None or latest is not None)
-
-
-UNSTORABLE_TEXT = {
-    "nul": "contains a NUL character (\\u0000)",
-    "lone_surrogate": "contains a lone surrogate (\\ud800-\\udfff), which is not text",
-}
-
-
-def unstorable_text(text: str) -> str | None:
-    """Why no database can store ``text`` as it is (a key of ``UNSTORABLE_TEXT``), or None.
-
-    PostgreSQL refuses NUL in a text column (SQLite would store it), and a lone surrogate
-    (half of a UTF-16 pair, which JSON's \\ud800 escapes can make) has no UTF-8 form.
-    """
-    if "\x00" in text:
-        return "nul"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "lone_surrogate"
-    return None
 
 
 def _require_storable_text(name: str, text: str) -> None:

@@ -14,6 +14,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from quizsvc.store.errors import DuplicateUser, InvalidPassword, InvalidUser, WrongPassword
 from quizsvc.store.models import ROLES, User
+from quizsvc.store.text import UNSTORABLE_TEXT, unstorable_text
 from quizsvc.store.transactions import write_transaction
 
 MIN_PASSWORD_LENGTH = 8
@@ -81,6 +82,9 @@ def create_user(
     if role not in ROLES:
         raise InvalidUser(f"invalid role {role!r}: use one of {', '.join(ROLES)}")
     display_name = name if display_name is None else display_name.strip()
+    problem = unstorable_text(display_name)
+    if problem is not None:
+        raise InvalidUser(f"the display name {UNSTORABLE_TEXT[problem]}")
     if not display_name or len(display_name) > 200:
         raise InvalidUser("the display name must have 1 to 200 characters")
     password_hash = hash_password(password)
@@ -111,7 +115,12 @@ def list_users(session: Session) -> list[User]:
 def authenticate(session: Session, name: str, password: str) -> User | None:
     """The user if ``password`` is theirs, else None (taking as long either way)."""
     global _DUMMY_HASH
-    user = session.scalar(select(User).where(User.name == name))
+    # a name no database can hold (NUL: PostgreSQL refuses it) names nobody
+    user = (
+        None
+        if unstorable_text(name) is not None
+        else session.scalar(select(User).where(User.name == name))
+    )
     if user is None:
         if _DUMMY_HASH is None:
             _DUMMY_HASH = generate_password_hash("not a password of anyone")

@@ -512,6 +512,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Check the reviews above and review again if needed.",
     },
     "instructor_review_history": {"zh": "评阅记录", "en": "Reviews so far"},
+    "question_changed_since_answer": {
+        "zh": "你作答之后，这道题的题型改变了。",
+        "en": "This question has changed its type since you answered it.",
+    },
+    "recorded_score": {"zh": "记录的得分：{score}。", "en": "Your recorded score: {score}."},
     "instructor_review_changed": {
         "zh": "打开此页后，这个答案的评阅已有变化。请看上方的评阅记录，需要时再评一次。",
         "en": "This answer's reviews changed after you opened this page. Check the reviews "

@@ -10,7 +10,14 @@ from flask_login import current_user, login_required
 
 from engine.chapter import errata
 from quizsvc import practice, store
-from quizsvc.bank import DrillQuestion, NumericQuestion, public_question, solution_view
+from quizsvc.bank import (
+    DrillQuestion,
+    MultipleChoiceQuestion,
+    NumericQuestion,
+    SingleChoiceQuestion,
+    public_question,
+    solution_view,
+)
 from quizsvc.drills import Tensor
 from quizsvc.grading import AnswerRejected, Tolerance
 from quizsvc.web.context import bank, db
@@ -77,6 +84,17 @@ def numeric_answer_tensor(question: NumericQuestion) -> Tensor:
     )
 
 
+def answer_fits(question, answer: store.AnsweredQuestion) -> bool:
+    """Whether the recorded answer is of the kind the question now asks for. A reload may
+    change a question's type under the same id (an open answer awaiting review under what is
+    now a numeric question): such an answer is shown as recorded, not as the new type."""
+    if isinstance(question, SingleChoiceQuestion | MultipleChoiceQuestion):
+        return answer.choices is not None and answer.score is not None
+    if isinstance(question, NumericQuestion):
+        return answer.text is not None and answer.score is not None and answer.reviewed_at is None
+    return answer.text is not None and (answer.awaiting_review or answer.reviewed_at is not None)
+
+
 def numeric_feedback(question: NumericQuestion, answer: store.AnsweredQuestion) -> dict:
     """An answered numeric question's marks per cell and its key, shown after answering (as
     for choice questions). The store keeps the typed text, so the cells are graded again,
@@ -113,10 +131,15 @@ def render_chapter(chapter_id: str, errors: dict[str, str] | None = None, status
     for question in chapter_questions(chapter_id):
         answer = answered.get(question.id)
         view = solution_view(question, lang) if answer else public_question(question, lang)
-        item = {"question": view, "answer": answer, "key": uuid.uuid4().hex}
+        item = {
+            "question": view,
+            "answer": answer,
+            "key": uuid.uuid4().hex,
+            "fits": answer is None or answer_fits(question, answer),
+        }
         if isinstance(question, NumericQuestion):
             item["rules"] = numeric_answer_rules(view)
-            if answer:
+            if answer and item["fits"]:
                 item["numeric"] = numeric_feedback(question, answer)
         items.append(item)
     return render_template(

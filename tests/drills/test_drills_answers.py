@@ -3,6 +3,7 @@ the given numbers are hand-friendly, and hand rounding stays within the toleranc
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 
@@ -61,6 +62,18 @@ MULTI_HEAD_CASES = [c for c in CASES if c.values[0][0] == "multi_head"] + [
         ("multi_head", {"n": 2, "d_model": 6, "n_heads": 3}), id="multi_head-n=2-three-heads"
     ),
 ]
+
+
+def test_every_multi_head_shape_the_params_accept_is_drawn_quickly() -> None:
+    # the redraw loop must end for every accepted combination (d_k = 1 once never did)
+    for n, d_model, n_heads, part in itertools.product(
+        (2, 3, 4), (2, 4, 6), (1, 2, 3), ("head_output", "concat_projection")
+    ):
+        if d_model % n_heads:
+            continue
+        params = {"n": n, "d_model": d_model, "n_heads": n_heads, "part": part}
+        for seed in range(3):
+            generate_variant("multi_head", seed, params)
 
 
 @pytest.mark.parametrize("case", MULTI_HEAD_CASES)

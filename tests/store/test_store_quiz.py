@@ -324,3 +324,18 @@ def test_answer_text_and_keys_no_database_can_store_are_refused(session, learner
         write_open(session, learner, text=text)
     with pytest.raises(InvalidText, match="idempotency key"):
         write_open(session, learner, key=text)
+
+
+def test_a_review_dates_the_skill_by_the_learner_s_answer_not_the_review(
+    session, learner, instructor
+):
+    answer = write_open(session, learner, skill="scaling", now=T0)
+    record_review(
+        session,
+        answer_id=answer.answer_id,
+        reviewer_id=instructor,
+        confirmed_score=1.0,
+        now=T0 + timedelta(days=3),
+    )
+    (scaling,) = progress_for(session, learner)
+    assert scaling.last_activity == T0

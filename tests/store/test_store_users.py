@@ -95,3 +95,17 @@ def test_a_user_changes_their_own_password_only_with_the_current_one(session):
     assert authenticate(session, "ada", "a new password").name == "ada"
     with pytest.raises(InvalidUser, match="no user with id"):
         change_password(session, ada.id + 1000, "a new password", "another password")
+
+
+@pytest.mark.parametrize("display_name", ["Bo\x00b", "lone \ud800"])
+def test_a_display_name_no_database_can_store_is_refused(session, display_name):
+    with pytest.raises(InvalidUser, match="the display name contains"):
+        create_user(
+            session, name="bob", role="student", password="long enough", display_name=display_name
+        )
+    assert list_users(session) == []
+
+
+def test_a_login_name_no_database_can_store_names_nobody(session):
+    create_user(session, name="ada", role="student", password="analytical engine")
+    assert authenticate(session, "ada\x00", "analytical engine") is None

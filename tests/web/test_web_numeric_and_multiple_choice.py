@@ -453,3 +453,63 @@ def test_answer_question_refuses_text_no_database_can_hold(
         assert caught.value.code is code
     with reading(sessions) as session:
         assert store.latest_quiz_answers(session, user_id(sessions, "alice")) == {}
+
+
+def test_an_answer_to_a_question_that_changed_type_is_shown_as_recorded(
+    app, content_dir, browser_for
+):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    answer(alice, "why-multi-head", {"text": "each head learns one pattern"})  # awaiting review
+    answer(alice, "scale-factor", {"text": "0.5"})  # numeric: 100 %
+    # the open question becomes a numeric one under the same id, the numeric one a choice
+    questions = content_dir / "transformer-by-hand" / "questions.yaml"
+    text = questions.read_text(encoding="utf-8")
+    start = text.index("  - id: why-multi-head\n")
+    end = text.find("\n  - id: ", start + 1)
+    numeric = (
+        "  - id: why-multi-head\n    type: numeric\n    tags: [multi_head]\n    prompt:\n"
+        "      zh: 多少个头\n      en: How many heads\n    answer: 8\n"
+        "    explanation: {zh: 八个, en: Eight}\n"
+    )
+    questions.write_text(
+        text[:start] + numeric + (text[end + 1 :] if end != -1 else ""), encoding="utf-8"
+    )
+    extra = content_dir / "transformer-by-hand" / "extra.yaml"
+    text = extra.read_text(encoding="utf-8")
+    start = text.index("  - id: scale-factor\n")
+    end = text.index("\n  - id: ", start + 1)
+    choice = (
+        "  - id: scale-factor\n    type: single_choice\n    tags: [scores]\n    prompt:\n"
+        "      zh: 缩放因子\n      en: The scaling factor\n    choices:\n"
+        "      - {id: A, text: {zh: '0.5', en: '0.5'}}\n"
+        "      - {id: B, text: {zh: '2', en: '2'}}\n    correct: A\n"
+        "    explanation: {zh: 一半, en: Half}\n"
+    )
+    extra.write_text(text[:start] + choice + text[end + 1 :], encoding="utf-8")
+    app.extensions["quizsvc"].install(load_content(content_dir))
+
+    page = alice.get(CHAPTER_URL)
+    assert page.status_code == 200
+    changed = "This question has changed its type since you answered it."
+    assert changed in question_section(page.text, "why-multi-head")
+    assert "Your recorded score: awaiting review." in question_section(page.text, "why-multi-head")
+    assert changed in question_section(page.text, "scale-factor")
+    assert "Your recorded score: 100%." in question_section(page.text, "scale-factor")
+
+
+def test_a_multiple_choice_answer_with_nothing_ticked_is_refused_and_keeps_the_attempt(
+    browser_for, sessions
+):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    alice.get(CHAPTER_URL)
+    response = alice.post(f"{CHAPTER_URL}/questions/decoder-differences", {})
+    assert response.status_code == 422
+    assert "choose an answer before submitting" in response.text
+    with reading(sessions) as session:
+        assert "decoder-differences" not in store.latest_quiz_answers(
+            session, user_id(sessions, "alice")
+        )
+    page = answer(alice, "decoder-differences", {"choice": ["A", "C"]})
+    assert "decoder-differences" in page
