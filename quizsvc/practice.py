@@ -32,7 +32,6 @@ from quizsvc.grading import (
     parse_answer,
     suggest_open_score,
 )
-from quizsvc.store.queries import UnfinishedVariant, unfinished_variants
 
 QUIZ_ATTEMPTS = 1  # the key is shown after the first answer, so a second would be free
 
@@ -104,11 +103,6 @@ def start_drill(
     )
 
 
-def unfinished_drills(session: Session, learner_id: int) -> list[UnfinishedVariant]:
-    """The learner's variants still open for answers, newest first."""
-    return unfinished_variants(session, learner_id)
-
-
 def resume_or_start_drill(session: Session, bank: Bank, learner_id: int, question_id: str) -> int:
     """The id of the learner's newest unfinished variant of the drill, or of a new one.
 
@@ -116,7 +110,7 @@ def resume_or_start_drill(session: Session, bank: Bank, learner_id: int, questio
     unused, its numbers half worked out); a fresh variant on purpose is `start_drill`.
     """
     question = drill_question(bank, question_id)
-    waiting = unfinished_variants(session, learner_id, question_id=question.id, limit=1)
+    waiting = store.unfinished_variants(session, learner_id, question_id=question.id, limit=1)
     if waiting:
         return waiting[0].variant_id
     return start_drill(session, bank, learner_id, question.id).id

@@ -46,7 +46,12 @@ from quizsvc.store.progress import (
     progress_for,
     recent_history,
 )
-from quizsvc.store.queries import AnsweredQuestion, latest_quiz_answers
+from quizsvc.store.queries import (
+    AnsweredQuestion,
+    UnfinishedVariant,
+    latest_quiz_answers,
+    unfinished_variants,
+)
 from quizsvc.store.records import (
     MAX_IDEMPOTENCY_KEY_LENGTH,
     IssuedVariant,
@@ -113,6 +118,7 @@ __all__ = [
     "StoredVariant",
     "Submission",
     "SubmissionResult",
+    "UnfinishedVariant",
     "User",
     "WrongPassword",
     "answers_awaiting_review",
@@ -139,6 +145,7 @@ __all__ = [
     "record_review",
     "record_submission",
     "set_password",
+    "unfinished_variants",
     "unstorable_text",
     "user_by_api_token",
     "user_by_id",

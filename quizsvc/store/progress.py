@@ -113,20 +113,21 @@ def _locked_row(
     collide, then locked (FOR UPDATE on PostgreSQL; SQLite's BEGIN IMMEDIATE already
     serialises writers).
     """
+    empty = {
+        "learner_id": learner_id,
+        "skill": skill,
+        "attempts": 0,
+        "best_score": 0.0,
+        "last_score": 0.0,
+        "mastery": 0.0,
+        "last_activity": now,
+    }
     dialect = session.get_bind().dialect.name
     if dialect in ("sqlite", "postgresql"):
         insert = sqlite_insert if dialect == "sqlite" else postgresql_insert
         session.execute(
             insert(SkillProgressRecord)
-            .values(
-                learner_id=learner_id,
-                skill=skill,
-                attempts=0,
-                best_score=0.0,
-                last_score=0.0,
-                mastery=0.0,
-                last_activity=now,
-            )
+            .values(**empty)
             .on_conflict_do_nothing(index_elements=["learner_id", "skill"])
         )
     row = session.scalar(
@@ -136,15 +137,7 @@ def _locked_row(
         .execution_options(populate_existing=True)
     )
     if row is None:  # another database: no ON CONFLICT
-        row = SkillProgressRecord(
-            learner_id=learner_id,
-            skill=skill,
-            attempts=0,
-            best_score=0.0,
-            last_score=0.0,
-            mastery=0.0,
-            last_activity=now,
-        )
+        row = SkillProgressRecord(**empty)
         session.add(row)
     return row
 

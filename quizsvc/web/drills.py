@@ -34,7 +34,7 @@ TIME_FORMAT = "%Y-%m-%d %H:%M"  # times are stored and shown in UTC, and labelle
 def index():
     lang = negotiated_language()
     store.begin_read_only(db())
-    unfinished = practice.unfinished_drills(db(), current_user.id)
+    unfinished = store.unfinished_variants(db(), current_user.id)
     waiting = {u.question_id for u in unfinished}
     questions = [q for q in bank().questions.values() if isinstance(q, DrillQuestion)]
     return render_template(
