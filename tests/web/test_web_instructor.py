@@ -866,6 +866,12 @@ def test_a_review_form_naming_a_review_that_never_was_is_asked_again_not_a_crash
     assert response.status_code == 409
     assert "reviews changed after you opened this page" in response.text
     assert awaiting_ids(sessions) == [answer_id]
+    # a number int() would refuse is no review id either: the form is taken as not saying
+    response = ines.post(
+        f"/instructor/reviews/{answer_id}",
+        {"score": "50", "seen_review": "9" * 5000, "return_to": "answer"},
+    )
+    assert response.status_code == 302
 
 
 def test_a_refused_score_in_the_queue_brings_the_reviewer_to_its_field(app, browser_for, sessions):
