@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/engine.py [--quick]
 
 Prints: the teacher-forcing forward pass (batch 8, source and target length 64, float32) in
-GFLOP/s and as a share of a raw numpy matmul doing the same number of FLOPs; the same share for
+GFLOP/s and as a share of a raw numpy matmul doing the same number of FLOPs, as `forward` runs by
+default (the batch split over the cores) and on one thread (`workers=1`); the same share for
 the forward's matrix products alone (its own shapes and weights, nothing between them), which
 bounds what any rewrite of the rest could reach; greedy decoding of 128 tokens with and without
 the KV cache, their ratio, and the cached per-token cost at 16, 32, 64 and 128 tokens.
@@ -30,6 +31,7 @@ from engine import (  # noqa: E402
     init_params,
     split_heads,
 )
+from engine.shards import shard_count  # noqa: E402
 
 
 def best_time(fn, repeats: int) -> float:
@@ -119,6 +121,7 @@ def main() -> None:
 
     flops = forward_flops(config, b, n, t)
     engine_s = best_time(lambda: forward(src, tgt, params, config), repeats)
+    whole_s = best_time(lambda: forward(src, tgt, params, config, workers=1), repeats)
     # the raw reference: one (b*t, d_model) x (d_model, d_ff) float32 matmul, repeated to the
     # same FLOP count
     x = rng.standard_normal((b * t, config.d_model)).astype(np.float32)
@@ -140,6 +143,10 @@ def main() -> None:
     print(f"  {flops / 1e9:.1f} GFLOP in {engine_s * 1e3:.1f} ms = {engine_gflops:.1f} GFLOP/s")
     print(f"  raw numpy matmul, same FLOPs: {raw_gflops:.1f} GFLOP/s")
     print(f"  engine / raw matmul throughput: {engine_gflops / raw_gflops:.0%}")
+    print(
+        f"  (split into {shard_count(b, n + t, None)} batch shards, one per core; the whole"
+        f" batch on one thread, workers=1: {flops / whole_s / 1e9 / raw_gflops:.0%})"
+    )
     print(
         f"  its matrix products alone: {products_s * 1e3:.1f} ms = {products_gflops:.1f} GFLOP/s,"
         f" {products_gflops / raw_gflops:.0%} of raw; the rest of the pass:"

@@ -22,6 +22,7 @@ from engine.layers import (
     softmax,
 )
 from engine.params import DecoderLayerParams, EncoderLayerParams, TransformerParams
+from engine.shards import map_shards, shard_count
 from engine.trace import Trace, record, scope
 
 if TYPE_CHECKING:
@@ -164,9 +165,35 @@ def forward(
     params: TransformerParams,
     config: TransformerConfig,
     trace: Trace | None = None,
+    workers: int | None = None,
 ) -> Array:
-    """One parallel pass: logits for every decoder position, (b, t, tgt_vocab)."""
+    """One parallel pass: logits for every decoder position, (b, t, tgt_vocab).
+
+    A large batch is split over the CPU cores, each running the whole pass for its own
+    sequences (`engine.shards`); `workers` sets the number of shards (1: all on the calling
+    thread). A traced pass is never split.
+    """
     src_ids, tgt_ids = as_batch(src_ids), as_batch(tgt_ids)
+    if src_ids.shape[0] != tgt_ids.shape[0]:
+        raise ValueError(
+            f"source and target batches differ: {src_ids.shape[0]} and {tgt_ids.shape[0]} sequences"
+        )
+    count = shard_count(src_ids.shape[0], src_ids.shape[1] + tgt_ids.shape[1], workers)
+    if trace is not None or count == 1:
+        return _whole_forward(src_ids, tgt_ids, params, config, trace)
+    shards = map_shards(
+        lambda src, tgt: _whole_forward(src, tgt, params, config), (src_ids, tgt_ids), count
+    )
+    return np.concatenate(shards)
+
+
+def _whole_forward(
+    src_ids: Array,
+    tgt_ids: Array,
+    params: TransformerParams,
+    config: TransformerConfig,
+    trace: Trace | None = None,
+) -> Array:
     memory_mask = source_mask(src_ids, config)
     memory = encode(src_ids, params, config, memory_mask, trace)
     return decode(tgt_ids, memory, params, config, memory_mask, trace)

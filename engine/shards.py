@@ -1,0 +1,79 @@
+"""Data parallelism over the batch: each CPU core runs the whole pass for its own sequences.
+
+Why: NumPy runs softmax, LayerNorm, biases and residuals on one core, and a BLAS product split
+over two threads leaves half of its output in the other core's cache, where that one core then
+has to fetch it. Giving each core its own shard of the batch (the whole pass on one thread,
+BLAS single-threaded meanwhile) keeps each core's rows in its own cache and runs the elementwise
+work on every core at once; the products lose nothing, each core multiplying its own rows.
+See the README's "Performance" section for the measurements.
+
+The BLAS thread count is process-wide (set through threadpoolctl), so one sharded run holds it
+at a time; a second caller meanwhile runs unsharded on its own thread.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+Array = np.ndarray
+
+# Below this many positions (source + target, summed over the shard's sequences) a shard's
+# thread hand-off and BLAS re-tuning cost more than the parallel elementwise work saves.
+MIN_POSITIONS_PER_SHARD = 256
+
+_run_lock = threading.Lock()
+_setup_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_blas: ThreadpoolController | None = None
+
+
+def cpu_cores() -> int:
+    """The cores this process may run on (its affinity, where the platform tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def shard_count(batch: int, positions_per_sequence: int, workers: int | None) -> int:
+    """How many shards to split a batch into: `workers` if given (at most one per sequence),
+    else one per core as long as each shard keeps MIN_POSITIONS_PER_SHARD positions."""
+    if workers is not None:
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        return max(1, min(workers, batch))
+    by_size = batch * positions_per_sequence // MIN_POSITIONS_PER_SHARD
+    return max(1, min(cpu_cores(), batch, by_size))
+
+
+def map_shards(fn: Callable[..., Array], batched: Sequence[Array], count: int) -> list[Array]:
+    """fn applied to `count` consecutive slices of the batch (axis 0 of every array in
+    `batched`), in order: all but the first on pool threads, the first on the caller's."""
+    if count <= 1 or not _run_lock.acquire(blocking=False):
+        return [fn(*batched)]
+    try:
+        shards = list(zip(*(np.array_split(a, count) for a in batched), strict=True))
+        pool, blas = _resources()
+        with blas.limit(limits=1, user_api="blas"):
+            others = [pool.submit(fn, *shard) for shard in shards[1:]]
+            try:
+                first = fn(*shards[0])
+            finally:
+                wait(others)  # none may still run once the BLAS threads are given back
+            return [first, *(future.result() for future in others)]
+    finally:
+        _run_lock.release()
+
+
+def _resources() -> tuple[ThreadPoolExecutor, ThreadpoolController]:
+    global _pool, _blas
+    with _setup_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max(1, cpu_cores() - 1), thread_name_prefix="engine-shard")
+            _blas = ThreadpoolController()
+        return _pool, _blas

@@ -1,0 +1,137 @@
+"""The forward pass split over the batch: same logits as the naive reference, on several
+threads with single-threaded BLAS, and errors as if it ran whole."""
+
+import threading
+
+import naive_transformer as naive
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info
+
+from engine import Trace, forward, init_params
+from engine import shards as shards_module
+from engine.shards import MIN_POSITIONS_PER_SHARD, map_shards, shard_count
+
+# five sequences, padded differently, so that shards hold padding or none
+SRC = np.array(
+    [[3, 4, 5, 6, 7], [8, 9, 10, 0, 0], [4, 4, 4, 4, 4], [5, 6, 0, 0, 0], [9, 8, 7, 6, 5]]
+)
+TGT = np.array([[1, 3, 4, 5], [1, 6, 0, 0], [1, 2, 3, 0], [1, 7, 7, 7], [1, 8, 0, 0]])
+
+
+def blas_threads() -> list[int]:
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+
+@pytest.mark.parametrize("workers", [2, 3, 5, 9])
+def test_sharded_forward_matches_the_naive_reference(small_config, workers):
+    params = init_params(small_config, np.random.default_rng(7))
+    logits = forward(SRC, TGT, params, small_config, workers=workers)
+    assert logits.shape == (5, 4, small_config.tgt_vocab_size)
+    for b in range(5):
+        ref = naive.forward(SRC[b].tolist(), TGT[b].tolist(), params, small_config)
+        np.testing.assert_allclose(logits[b], ref, rtol=1e-10, atol=1e-11)
+
+
+def test_shards_run_on_separate_threads_with_single_threaded_blas():
+    before = blas_threads()
+    seen = []
+
+    def record(rows):
+        seen.append((threading.get_ident(), blas_threads(), rows.tolist()))
+        return rows * 10
+
+    out = map_shards(record, [np.arange(5)], 2)
+    assert [o.tolist() for o in out] == [[0, 10, 20], [30, 40]]  # in order, first shard larger
+    assert len({ident for ident, _, _ in seen}) == 2
+    assert all(threads == [1] * len(before) for _, threads, _ in seen)
+    assert sorted(rows for _, _, rows in seen) == [[0, 1, 2], [3, 4]]
+    assert blas_threads() == before  # given back
+
+
+def test_a_second_caller_runs_whole_while_a_sharded_run_holds_the_blas_setting():
+    started, release = threading.Event(), threading.Event()
+    calls = []
+
+    def slow(rows):
+        calls.append(("first", len(rows)))
+        started.set()
+        release.wait(5)
+        return rows
+
+    runner = threading.Thread(target=map_shards, args=(slow, [np.arange(4)], 2))
+    runner.start()
+    started.wait(5)
+    try:
+        out = map_shards(lambda rows: rows + 1, [np.arange(4)], 2)
+    finally:
+        release.set()
+        runner.join(5)
+    assert [o.tolist() for o in out] == [[1, 2, 3, 4]]  # one call, the whole batch
+
+
+def test_concurrent_sharded_forwards_are_both_right(small_config):
+    params = init_params(small_config, np.random.default_rng(8))
+    expected = forward(SRC, TGT, params, small_config, workers=1)
+    results = [None, None]
+
+    def run(i):
+        results[i] = forward(SRC, TGT, params, small_config, workers=2)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    for got in results:
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-13)
+
+
+def test_an_error_in_a_later_shard_is_raised_as_by_the_whole_pass(small_config):
+    params = init_params(small_config, np.random.default_rng(9))
+    threads_before = blas_threads()
+    bad = SRC.copy()
+    bad[4, 1] = small_config.src_vocab_size  # only the last shard holds it
+    with pytest.raises(ValueError, match=r"token id 11 is outside the vocabulary \[0, 11\)"):
+        forward(bad, TGT, params, small_config, workers=1)
+    with pytest.raises(ValueError, match=r"token id 11 is outside the vocabulary \[0, 11\)"):
+        forward(bad, TGT, params, small_config, workers=3)
+    assert blas_threads() == threads_before
+    np.testing.assert_allclose(  # the pool still serves
+        forward(SRC, TGT, params, small_config, workers=3),
+        forward(SRC, TGT, params, small_config, workers=1),
+        rtol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("workers", [0, -1, True, 1.5, "2"])
+def test_workers_must_be_a_positive_integer(small_config, small_params, workers):
+    with pytest.raises(ValueError, match="workers must be a positive integer"):
+        forward(SRC, TGT, small_params, small_config, workers=workers)
+
+
+def test_source_and_target_batches_must_match(small_config, small_params):
+    with pytest.raises(ValueError, match="source and target batches differ: 5 and 2"):
+        forward(SRC, TGT[:2], small_params, small_config)
+
+
+def test_the_automatic_count_is_one_shard_per_core_for_large_batches(monkeypatch):
+    monkeypatch.setattr(shards_module, "cpu_cores", lambda: 2)
+    big = MIN_POSITIONS_PER_SHARD
+    assert shard_count(batch=8, positions_per_sequence=128, workers=None) == 2
+    assert shard_count(batch=1, positions_per_sequence=10 * big, workers=None) == 1
+    assert shard_count(batch=2, positions_per_sequence=big - 1, workers=None) == 1  # too small
+    assert shard_count(batch=2, positions_per_sequence=big, workers=None) == 2
+    monkeypatch.setattr(shards_module, "cpu_cores", lambda: 1)
+    assert shard_count(batch=8, positions_per_sequence=128, workers=None) == 1
+    assert shard_count(batch=8, positions_per_sequence=1, workers=4) == 4  # as asked
+    assert shard_count(batch=3, positions_per_sequence=1, workers=4) == 3  # one per sequence
+
+
+def test_a_traced_pass_is_never_split(small_config, small_params):
+    trace = Trace()
+    logits = forward(SRC, TGT, small_params, small_config, trace=trace, workers=3)
+    assert trace["encoder.0.self_attn.weights"].shape[0] == 5
+    np.testing.assert_allclose(
+        logits, forward(SRC, TGT, small_params, small_config, workers=1), rtol=1e-12
+    )
