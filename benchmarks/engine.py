@@ -144,8 +144,8 @@ def main() -> None:
     print(f"  raw numpy matmul, same FLOPs: {raw_gflops:.1f} GFLOP/s")
     print(f"  engine / raw matmul throughput: {engine_gflops / raw_gflops:.0%}")
     print(
-        f"  (split into {shard_count(b, n + t, None)} batch shards, one per core; the whole"
-        f" batch on one thread, workers=1: {flops / whole_s / 1e9 / raw_gflops:.0%})"
+        f"  (split into {shard_count(b, n + t, None)} batch shards, one per core; the batch not"
+        f" split, workers=1: {flops / whole_s / 1e9 / raw_gflops:.0%})"
     )
     print(
         f"  its matrix products alone: {products_s * 1e3:.1f} ms = {products_gflops:.1f} GFLOP/s,"

@@ -170,8 +170,8 @@ def forward(
     """One parallel pass: logits for every decoder position, (b, t, tgt_vocab).
 
     A large batch is split over the CPU cores, each running the whole pass for its own
-    sequences (`engine.shards`); `workers` sets the number of shards (1: all on the calling
-    thread). A traced pass is never split.
+    sequences (`engine.shards`); `workers` sets the number of shards (1: the batch whole, on
+    the calling thread). A traced pass is never split.
     """
     src_ids, tgt_ids = as_batch(src_ids), as_batch(tgt_ids)
     if src_ids.shape[0] != tgt_ids.shape[0]:
