@@ -143,9 +143,10 @@ def main() -> None:
     print(f"  {flops / 1e9:.1f} GFLOP in {engine_s * 1e3:.1f} ms = {engine_gflops:.1f} GFLOP/s")
     print(f"  raw numpy matmul, same FLOPs: {raw_gflops:.1f} GFLOP/s")
     print(f"  engine / raw matmul throughput: {engine_gflops / raw_gflops:.0%}")
+    shards = shard_count(b, n + t, config.d_model, None)
     print(
-        f"  (split into {shard_count(b, n + t, None)} batch shards, one per core; the batch not"
-        f" split, workers=1: {flops / whole_s / 1e9 / raw_gflops:.0%})"
+        f"  (split into {shards} batch shards, one per core; the batch not split, workers=1:"
+        f" {flops / whole_s / 1e9 / raw_gflops:.0%})"
     )
     print(
         f"  its matrix products alone: {products_s * 1e3:.1f} ms = {products_gflops:.1f} GFLOP/s,"

@@ -178,7 +178,8 @@ def forward(
         raise ValueError(
             f"source and target batches differ: {src_ids.shape[0]} and {tgt_ids.shape[0]} sequences"
         )
-    count = shard_count(src_ids.shape[0], src_ids.shape[1] + tgt_ids.shape[1], workers)
+    positions = src_ids.shape[1] + tgt_ids.shape[1]
+    count = shard_count(src_ids.shape[0], positions, config.d_model, workers)
     if trace is not None or count == 1:
         return _whole_forward(src_ids, tgt_ids, params, config, trace)
     shards = map_shards(

@@ -10,7 +10,7 @@ from threadpoolctl import threadpool_info
 
 from engine import Trace, forward, init_params
 from engine import shards as shards_module
-from engine.shards import MIN_POSITIONS_PER_SHARD, map_shards, shard_count
+from engine.shards import MIN_WORK_PER_SHARD, map_shards, shard_count
 
 # five sequences, padded differently, so that shards hold padding or none
 SRC = np.array(
@@ -117,15 +117,17 @@ def test_source_and_target_batches_must_match(small_config, small_params):
 
 def test_the_automatic_count_is_one_shard_per_core_for_large_batches(monkeypatch):
     monkeypatch.setattr(shards_module, "cpu_cores", lambda: 2)
-    big = MIN_POSITIONS_PER_SHARD
-    assert shard_count(batch=8, positions_per_sequence=128, workers=None) == 2
-    assert shard_count(batch=1, positions_per_sequence=10 * big, workers=None) == 1
-    assert shard_count(batch=2, positions_per_sequence=big - 1, workers=None) == 1  # too small
-    assert shard_count(batch=2, positions_per_sequence=big, workers=None) == 2
+    assert MIN_WORK_PER_SHARD == 16 * 1024
+    assert shard_count(batch=8, positions_per_sequence=128, d_model=512, workers=None) == 2
+    assert shard_count(batch=1, positions_per_sequence=4096, d_model=512, workers=None) == 1
+    # two shards of 32 positions at d_model 512 have just enough work each; at 256, too little
+    assert shard_count(batch=2, positions_per_sequence=32, d_model=512, workers=None) == 2
+    assert shard_count(batch=2, positions_per_sequence=32, d_model=256, workers=None) == 1
+    assert shard_count(batch=2, positions_per_sequence=10, d_model=8, workers=None) == 1
     monkeypatch.setattr(shards_module, "cpu_cores", lambda: 1)
-    assert shard_count(batch=8, positions_per_sequence=128, workers=None) == 1
-    assert shard_count(batch=8, positions_per_sequence=1, workers=4) == 4  # as asked
-    assert shard_count(batch=3, positions_per_sequence=1, workers=4) == 3  # one per sequence
+    assert shard_count(batch=8, positions_per_sequence=128, d_model=512, workers=None) == 1
+    assert shard_count(batch=8, positions_per_sequence=1, d_model=8, workers=4) == 4  # as asked
+    assert shard_count(batch=3, positions_per_sequence=1, d_model=8, workers=4) == 3  # per sequence
 
 
 def test_a_traced_pass_is_never_split(small_config, small_params):
