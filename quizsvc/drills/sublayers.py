@@ -107,17 +107,26 @@ def add_norm(rng: Rng, p: AddNormParams) -> Draft:
     return Draft(prompt=prompt, given=given, answer=answer, solution=solution)
 
 
+_ROUNDING_NOISE = 1e-9
+
+
 def ffn_row(rng: Rng, p: FfnRowParams) -> Draft:
-    # Redrawn until ReLU has work to do: some hidden units negative, some positive.
+    # Redrawn until ReLU has work to do: some hidden units negative, some positive. (Exact
+    # sums of tenths and halves can come out as +-1e-17: those are zeros, not positives.)
     while True:
         x = tenths(rng, (p.d_model,), -1.0, 1.0)
         w_1 = halves(rng, (p.d_model, p.d_ff))
         b_1 = tenths(rng, (p.d_ff,), -0.5, 0.5)
         pre_activation = linear(x, w_1, b_1)
-        if pre_activation.min() < 0 < pre_activation.max():
+        if pre_activation.min() < -_ROUNDING_NOISE and pre_activation.max() > _ROUNDING_NOISE:
             break
-    w_2 = halves(rng, (p.d_ff, p.d_model))
-    b_2 = tenths(rng, (p.d_model,), -0.5, 0.5)
+    # ... and until the second layer adds something: a row of zeros in W2 under the only
+    # active unit would make the answer b2 itself, which the learner is given.
+    while True:
+        w_2 = halves(rng, (p.d_ff, p.d_model))
+        b_2 = tenths(rng, (p.d_model,), -0.5, 0.5)
+        if np.any(np.abs(np.maximum(pre_activation, 0) @ w_2) > _ROUNDING_NOISE):
+            break
 
     trace = Trace()
     feed_forward(x, FeedForwardParams(w_1=w_1, b_1=b_1, w_2=w_2, b_2=b_2), trace)
