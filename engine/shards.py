@@ -32,6 +32,7 @@ _run_lock = threading.Lock()
 _setup_lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _blas: ThreadpoolController | None = None
+_pool_pid: int | None = None
 
 
 def cpu_cores() -> int:
@@ -72,9 +73,11 @@ def map_shards(fn: Callable[..., Array], batched: Sequence[Array], count: int) -
 
 
 def _resources() -> tuple[ThreadPoolExecutor, ThreadpoolController]:
-    global _pool, _blas
+    global _pool, _blas, _pool_pid
     with _setup_lock:
-        if _pool is None:
+        # a forked child (a preloading server's worker) inherits the pool but not its threads
+        if _pool is None or _pool_pid != os.getpid():
             _pool = ThreadPoolExecutor(max(1, cpu_cores() - 1), thread_name_prefix="engine-shard")
             _blas = ThreadpoolController()
+            _pool_pid = os.getpid()
         return _pool, _blas

@@ -1,6 +1,8 @@
 """The forward pass split over the batch: same logits as the naive reference, on several
 threads with single-threaded BLAS, and errors as if it ran whole."""
 
+import os
+import signal
 import threading
 
 import naive_transformer as naive
@@ -137,3 +139,22 @@ def test_a_traced_pass_is_never_split(small_config, small_params):
     np.testing.assert_allclose(
         logits, forward(SRC, TGT, small_params, small_config, workers=1), rtol=1e-12
     )
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_gets_its_own_pool(small_config, small_params):
+    forward(SRC, TGT, small_params, small_config, workers=2)  # the parent's pool exists
+    expected = forward(SRC, TGT, small_params, small_config, workers=1)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its inherited pool has no threads; a split pass must still finish
+        signal.alarm(30)  # a hang ends the child, and the parent reads no "ok"
+        try:
+            got = forward(SRC, TGT, small_params, small_config, workers=2)
+            os.write(write, b"ok" if np.allclose(got, expected, rtol=1e-12) else b"wrong")
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        assert pipe.read() == b"ok"
+    os.waitpid(pid, 0)
