@@ -61,13 +61,17 @@ def _bank_summary(bank: Bank, directory: Path) -> str:
     return "\n".join(lines)
 
 
-@content.command("validate")
-@click.argument(
+# The bank's folder, for the content commands: $QUIZSVC_CONTENT_DIR or content/ when omitted.
+_content_dir_argument = click.argument(
     "directory",
     metavar="[DIR]",
     required=False,
     type=click.Path(path_type=Path, file_okay=False, exists=True),
 )
+
+
+@content.command("validate")
+@_content_dir_argument
 def validate_content(directory: Path | None) -> None:
     """Check every file of the question bank in DIR (default: $QUIZSVC_CONTENT_DIR, else the
     repository's content/).
@@ -95,12 +99,7 @@ def _load_bank_or_exit(directory: Path) -> Bank:
 
 
 @content.command("test")
-@click.argument(
-    "directory",
-    metavar="[DIR]",
-    required=False,
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-)
+@_content_dir_argument
 @click.option(
     "--seeds",
     type=click.IntRange(min=1),

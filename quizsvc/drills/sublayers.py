@@ -17,6 +17,9 @@ from quizsvc.drills.sampling import Rng, halves, tenths
 from quizsvc.drills.text import Draft, dims, num, row, scalar, step, text, vector
 from quizsvc.drills.variant import Tensor
 
+# Below this, a sum of tenths and halves is float noise (2.8e-17 where 0 is exact).
+_ROUNDING_NOISE = 1e-9
+
 # The engine's default LayerNorm epsilon, read from the config so the two cannot drift.
 LAYER_NORM_EPS = next(
     spec.default for spec in dataclasses.fields(TransformerConfig) if spec.name == "layer_norm_eps"
@@ -107,12 +110,9 @@ def add_norm(rng: Rng, p: AddNormParams) -> Draft:
     return Draft(prompt=prompt, given=given, answer=answer, solution=solution)
 
 
-_ROUNDING_NOISE = 1e-9
-
-
 def ffn_row(rng: Rng, p: FfnRowParams) -> Draft:
-    # Redrawn until ReLU has work to do: some hidden units negative, some positive. (Exact
-    # sums of tenths and halves can come out as +-1e-17: those are zeros, not positives.)
+    # Redrawn until ReLU has work to do: some hidden units negative, some positive (float
+    # noise around an exact 0 is neither).
     while True:
         x = tenths(rng, (p.d_model,), -1.0, 1.0)
         w_1 = halves(rng, (p.d_model, p.d_ff))
