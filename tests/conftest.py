@@ -1,6 +1,6 @@
-"""Database fixtures the store and report tests share: each test gets an empty database
+"""Fixtures several test packages share: the database (each test gets an empty database
 holding exactly the models' schema, on SQLite always and on PostgreSQL as well when
-``TEST_DATABASE_URL`` is set (``.ci/run`` starts one)."""
+``TEST_DATABASE_URL`` is set; ``.ci/run`` starts one) and the written-out drill kinds."""
 
 from __future__ import annotations
 
@@ -47,3 +47,24 @@ def engine(empty_db_url: str) -> Iterator[Engine]:
 @pytest.fixture
 def session_factory(engine: Engine) -> sessionmaker[Session]:
     return make_session_factory(engine)
+
+
+@pytest.fixture(scope="session")
+def real_drill_kinds() -> tuple[str, ...]:
+    """The drill kinds quizsvc.drills implements, written out here rather than imported, so a
+    kind added or renamed there must be added here too (the content, bank and drills tests
+    check against this list)."""
+    return (
+        "embedding_positional",
+        "projection",
+        "score_row",
+        "softmax_row",
+        "masked_row",
+        "attention_output_row",
+        "multi_head",
+        "add_norm",
+        "ffn_row",
+        "cross_attention_row",
+        "teacher_forcing_loss",
+        "greedy_next_token",
+    )

@@ -14,21 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from quizsvc.bank import BankError, ContentError, load_bank
 
-REAL_DRILL_KINDS = (
-    "embedding_positional",
-    "projection",
-    "score_row",
-    "softmax_row",
-    "masked_row",
-    "attention_output_row",
-    "multi_head",
-    "add_norm",
-    "ffn_row",
-    "cross_attention_row",
-    "teacher_forcing_loss",
-    "greedy_next_token",
-)
-
 # Added to every test tree that has a ch/ directory but no ch/chapter.yaml of its own.
 CHAPTER_YAML = """\
 id: ch
@@ -48,8 +33,8 @@ class FakeSizedParams(BaseModel):
 
 
 @pytest.fixture
-def drill_kinds() -> dict[str, type[BaseModel]]:
-    return dict.fromkeys(REAL_DRILL_KINDS, FakeSizedParams)
+def drill_kinds(real_drill_kinds: tuple[str, ...]) -> dict[str, type[BaseModel]]:
+    return dict.fromkeys(real_drill_kinds, FakeSizedParams)
 
 
 MakeContent = Callable[[dict[str, str | bytes]], Path]

@@ -12,26 +12,10 @@ from quizsvc.drills import DRILL_KINDS, drill_param_models, generate_variant
 
 REPO_CONTENT_DIR = Path(__file__).resolve().parents[2] / "content"
 
-# The kind names the content and the bank's tests use, written out rather than imported.
-KIND_NAMES = {
-    "embedding_positional",
-    "projection",
-    "score_row",
-    "softmax_row",
-    "masked_row",
-    "attention_output_row",
-    "multi_head",
-    "add_norm",
-    "ffn_row",
-    "cross_attention_row",
-    "teacher_forcing_loss",
-    "greedy_next_token",
-}
 
-
-def test_drill_param_models_names_every_kind() -> None:
+def test_drill_param_models_names_every_kind(real_drill_kinds: tuple[str, ...]) -> None:
     models = drill_param_models()
-    assert set(models) == KIND_NAMES == set(DRILL_KINDS)
+    assert set(models) == set(real_drill_kinds) == set(DRILL_KINDS)
     for name, model in models.items():
         kind = DRILL_KINDS[name]
         assert kind.name == name and kind.params_model is model
@@ -146,10 +130,12 @@ def test_drill_kind_generate_requires_its_own_params_model() -> None:
     assert kind.generate(0, kind.params_model()) == generate_variant("add_norm", 0)
 
 
-def test_the_chapters_drills_load_with_the_real_kinds_and_generate() -> None:
+def test_the_chapters_drills_load_with_the_real_kinds_and_generate(
+    real_drill_kinds: tuple[str, ...],
+) -> None:
     bank = load_bank(REPO_CONTENT_DIR, drill_param_models())
     drills = [q for q in bank.questions.values() if isinstance(q, DrillQuestion)]
-    assert sorted(q.kind for q in drills) == sorted(KIND_NAMES)
+    assert sorted(q.kind for q in drills) == sorted(real_drill_kinds)
     for question in drills:
         params = bank.drill_params[question.id]
         assert isinstance(params, DRILL_KINDS[question.kind].params_model)
