@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,13 +37,24 @@ def embed_with_positions(
 ) -> Array:
     """X' = Embedding(ids) + PE, for ids of shape (b, n). Returns (b, n, d_model)."""
     x = embed(ids, table, config.scale_embeddings)  # (b, n, d_model)
-    pe = positional_encoding(ids.shape[-1], config.d_model, start).astype(table.dtype)
+    end = start + ids.shape[-1]
+    table_size = max(64, 1 << (end - 1).bit_length())  # a few sizes serve every step of decoding
+    pe = _positions_table(table_size, config.d_model, table.dtype)[start:end]
     x_prime = x + pe
     if trace is not None:
         record(trace, "embedding", x)
         record(trace, "positional", pe)
         record(trace, "input", x_prime)
     return x_prime
+
+
+@functools.lru_cache(maxsize=16)
+def _positions_table(n_positions: int, d_model: int, dtype: np.dtype) -> Array:
+    """The positional encodings of positions 0 .. n_positions-1, computed once per size and
+    shared by every caller (so read-only)."""
+    table = positional_encoding(n_positions, d_model).astype(dtype)
+    table.flags.writeable = False
+    return table
 
 
 def encoder_layer(

@@ -17,6 +17,7 @@ from engine import (
     teacher_forcing_batch,
     teacher_forcing_loss,
 )
+from engine.model import embed_with_positions
 
 SRC = np.array([[3, 4, 5, 6, 7], [8, 9, 10, 0, 0]])  # row 1 has two <pad>
 TGT = np.array([[1, 3, 4, 5], [1, 6, 0, 0]])
@@ -148,3 +149,19 @@ def test_encode_accepts_a_single_unbatched_sequence(small_config, small_params):
     )
     with pytest.raises(ValueError, match=r"shape \(batch, length\)"):
         encode(np.zeros((1, 1, 2), dtype=int), small_params, small_config)
+
+
+@pytest.mark.parametrize(("length", "start"), [(3, 0), (100, 0), (1, 63), (1, 64), (5, 126)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_positions_are_added_by_the_formula_at_every_offset_and_length(length, start, dtype):
+    # The encodings come from tables shared across calls (64, then 128 positions, ...):
+    # lengths and offsets on both sides of those sizes must all get the formula's values.
+    config = TransformerConfig(src_vocab_size=4, tgt_vocab_size=4, d_model=6, n_heads=2)
+    table = np.arange(24, dtype=dtype).reshape(4, 6)
+    ids = np.array([[t % 4 for t in range(length)]])
+    out = embed_with_positions(ids, table, config, start=start)
+    assert out.dtype == dtype and out.flags.writeable
+    for i in range(length):
+        expected = table[i % 4] + np.array(naive.positional_encoding_row(start + i, 6))
+        rtol = 1e-6 if dtype == np.float32 else 0
+        np.testing.assert_allclose(out[0, i], expected, rtol=rtol, atol=1e-12)
