@@ -16,18 +16,19 @@ from engine.trace import Trace, record
 Array = np.ndarray
 
 
-def softmax(x: Array, axis: int = -1) -> Array:
+def softmax(x: Array, axis: int = -1, out: Array | None = None) -> Array:
     """Numerically stable softmax; -inf entries get exactly 0.
 
     A slice that is entirely -inf has no defined distribution: it gets all zeros (rather than
     NaN), so a query that may attend to nothing contributes a zero vector.
+    `out` (as in NumPy; may be `x` itself) receives the result instead of a new array.
     """
     x = np.asarray(x)
     if x.dtype.kind != "f":
         x = x.astype(np.float64)
     peak = np.max(x, axis=axis, keepdims=True)
     peak[~np.isfinite(peak)] = 0
-    e = np.subtract(x, peak)
+    e = np.subtract(x, peak, out=out)
     np.exp(e, out=e)
     total = _sum_keep(e, axis)
     total[total == 0] = 1
@@ -107,7 +108,8 @@ def attention(
         apply_mask(scores, mask)
         if trace is not None:
             record(trace, "masked_scores", scores)
-    weights = softmax(scores)
+    # in place unless the trace holds the masked scores
+    weights = softmax(scores, out=scores if trace is None else None)
     output = weights @ v  # (..., n, d_v)
     if trace is not None:
         record(trace, "weights", weights)
@@ -177,10 +179,13 @@ def multi_head_attention(
     return output
 
 
-def layer_norm(x: Array, p: LayerNormParams, eps: float = 1e-5) -> Array:
-    """gain * (x - mean) / sqrt(var + eps) + bias over the last axis, with the biased variance."""
+def layer_norm(x: Array, p: LayerNormParams, eps: float = 1e-5, out: Array | None = None) -> Array:
+    """gain * (x - mean) / sqrt(var + eps) + bias over the last axis, with the biased variance.
+
+    `out` (as in NumPy; may be `x` itself) receives the result instead of a new array.
+    """
     inv_d = 1.0 / x.shape[-1]
-    centered = x - _sum_keep(x) * inv_d
+    centered = np.subtract(x, _sum_keep(x) * inv_d, out=out)
     var = np.einsum("...i,...i->...", centered, centered)[..., None] * inv_d
     centered *= 1.0 / np.sqrt(var + eps)
     centered *= p.gain
@@ -204,7 +209,8 @@ def add_norm(
 ) -> Array:
     """Post-LN residual of the paper: LayerNorm(x + Sublayer(x))."""
     total = x + sublayer_out
-    output = layer_norm(total, p, eps)
+    # in place unless the trace keeps the sum
+    output = layer_norm(total, p, eps, out=total if trace is None else None)
     if trace is not None:
         record(trace, "sum", total)
         record(trace, "output", output)

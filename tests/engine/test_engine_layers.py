@@ -11,6 +11,7 @@ from engine import (
     AttentionParams,
     FeedForwardParams,
     LayerNormParams,
+    Trace,
     add_norm,
     attention,
     causal_mask,
@@ -54,6 +55,13 @@ def test_softmax_of_integers_and_along_another_axis():
     np.testing.assert_allclose(softmax(np.array([0, 0])), [0.5, 0.5])
     columns = softmax(np.array([[0.0, 1.0], [0.0, 1.0]]), axis=0)
     np.testing.assert_allclose(columns, [[0.5, 0.5], [0.5, 0.5]])
+
+
+def test_softmax_into_its_own_input():
+    x = np.array([[0.0, math.log(3)], [-np.inf, 0.0]])
+    out = softmax(x, out=x)
+    assert out is x
+    np.testing.assert_allclose(x, [[0.25, 0.75], [0.0, 1.0]], rtol=1e-15)
 
 
 def test_log_softmax_hand_values():
@@ -158,6 +166,14 @@ def test_layer_norm_hand_worked():
     np.testing.assert_allclose(layer_norm(x, p, eps=0.25)[0], -1.5 / std_eps, rtol=1e-14)
 
 
+def test_layer_norm_into_its_own_input():
+    x = np.array([[1.0, 3.0], [2.0, 6.0]])  # standardised: [-1, 1] both
+    p = LayerNormParams(gain=np.array([1.0, 2.0]), bias=np.array([0.0, 1.0]))
+    out = layer_norm(x, p, eps=0.0, out=x)
+    assert out is x
+    assert x.tolist() == [[-1.0, 3.0], [-1.0, 3.0]]
+
+
 def test_feed_forward_hand_worked():
     p = FeedForwardParams(
         w_1=np.array([[1.0, -1.0, 0.0], [0.0, 1.0, 1.0]]),
@@ -173,6 +189,26 @@ def test_add_norm_normalises_the_residual_sum():
     p = LayerNormParams(gain=np.ones(2), bias=np.zeros(2))
     out = add_norm(np.array([[1.0, 0.0]]), np.array([[0.0, 3.0]]), p, eps=0.0)
     np.testing.assert_allclose(out, [[-1.0, 1.0]])  # [1, 3]: mean 2, std 1
+
+
+def test_attention_and_add_norm_leave_their_inputs_alone():
+    # both work in place on arrays of their own; the caller's arrays keep their values
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.standard_normal((2, 3, 4)) for _ in range(3))
+    x, sublayer = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 3, 4))
+    before = [a.copy() for a in (q, k, v, x, sublayer)]
+    attention(q, k, v, causal_mask(3))
+    add_norm(x, sublayer, LayerNormParams(gain=np.ones(4), bias=np.zeros(4)), eps=1e-5)
+    for array, original in zip((q, k, v, x, sublayer), before, strict=True):
+        assert np.array_equal(array, original)
+
+
+def test_a_traced_add_norm_keeps_the_sum_beside_the_normalised_output():
+    trace = Trace()
+    p = LayerNormParams(gain=np.ones(2), bias=np.zeros(2))
+    out = add_norm(np.array([[1.0, 0.0]]), np.array([[0.0, 3.0]]), p, eps=0.0, trace=trace)
+    assert trace["sum"].tolist() == [[1.0, 3.0]]
+    assert trace["output"] is out and out.tolist() == [[-1.0, 1.0]]
 
 
 def test_split_heads_takes_column_blocks_and_merge_inverts_it():
