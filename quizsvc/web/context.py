@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from quizsvc import store
 from quizsvc.bank import Bank, load_bank
 from quizsvc.drills import drill_param_models
+from quizsvc.store import migrate
 
 
 @dataclass
@@ -21,7 +22,9 @@ class AppState:
 
     @classmethod
     def create(cls, database_url: str | None, content_dir: Path) -> AppState:
-        engine = store.make_engine(database_url or store.database_url())
+        """StoreError if the database is missing or behind the migrations: the app never
+        creates one (a mistyped URL would otherwise serve an empty, unmigrated file)."""
+        engine = migrate.require_up_to_date(database_url)
         return cls(store.make_session_factory(engine), content_dir, load_content(content_dir))
 
     def install(self, new_bank: Bank) -> Bank:
