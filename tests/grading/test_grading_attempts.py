@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from quizsvc.grading import score_after_attempts
@@ -51,3 +52,14 @@ def test_raw_score_must_be_between_zero_and_one(raw: float) -> None:
 def test_penalty_must_be_between_zero_and_one(penalty: float) -> None:
     with pytest.raises(ValueError):
         score_after_attempts(1.0, 2, penalty)
+
+
+@pytest.mark.parametrize(("raw", "penalty"), [(True, 0.1), (1.0, False), ("1", 0.1), (1.0, None)])
+def test_score_and_penalty_must_be_numbers(raw: object, penalty: object) -> None:
+    with pytest.raises(TypeError):
+        score_after_attempts(raw, 1, penalty)  # type: ignore[arg-type]
+
+
+def test_numpy_numbers_give_a_plain_float() -> None:
+    score = score_after_attempts(np.float64(1.0), np.int64(3), np.float32(0.25))
+    assert score == 0.5 and type(score) is float

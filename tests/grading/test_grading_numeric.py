@@ -361,3 +361,55 @@ def test_array_answers_are_shaped_like_expected_answers() -> None:
 def test_tolerance_must_be_a_tolerance() -> None:
     with pytest.raises(TypeError):
         grade_numeric("1", 1.0, 0.01)  # type: ignore[arg-type]
+
+
+# --- edges the other tests do not reach (found by mutation testing) -----------------
+
+
+def _ulps_above(value: float, steps: int) -> float:
+    for _ in range(steps):
+        value = float(np.nextafter(value, INF))
+    return value
+
+
+def test_the_rounding_slack_is_four_ulps_past_the_bound_and_not_five() -> None:
+    # expected 1, atol 0.01: the slack is 4 eps x 1.01, which at 1.01 (ulp = eps) reaches
+    # exactly four representable steps past the upper bound.
+    _, high = accepted_interval(1.0, DEFAULT)
+    assert grade_numeric(np.array(_ulps_above(high, 4)), 1.0, DEFAULT).score == 1.0
+    assert grade_numeric(np.array(_ulps_above(high, 5)), 1.0, DEFAULT).score == 0.0
+
+
+def test_an_exact_answer_is_right_with_zero_tolerance() -> None:
+    exact = Tolerance(atol=0.0)
+    assert grade_numeric("0", 0.0, exact).score == 1.0
+    assert grade_numeric("-0", 0.0, exact).score == 1.0
+    assert grade_numeric("0.25", 0.25, exact).score == 1.0
+    assert grade_numeric("0.2500001", 0.25, exact).score == 0.0
+
+
+def test_an_infinity_is_wrong_for_the_largest_finite_values_even_when_their_bound_overflows():
+    # 1e308 + 1e308 overflows to inf: the bound must not let an infinity in
+    for answer, expected in (("inf", 1e308), ("-inf", -1e308)):
+        assert grade_numeric(answer, expected, Tolerance(atol=1e308)).score == 0.0
+    for answer, expected in (("1e308", INF), ("-1e308", -INF)):
+        assert grade_numeric(answer, expected, Tolerance(atol=1e308)).score == 0.0
+
+
+def test_an_empty_array_answer_is_rejected_as_empty() -> None:
+    with pytest.raises(AnswerRejected) as rejected:
+        grade_numeric(np.array([]), 1.0, DEFAULT)
+    assert rejected.value.code == "empty"
+
+
+def test_accepted_interval_of_a_numpy_scalar_is_plain_floats() -> None:
+    low, high = accepted_interval(np.float32(0.5), DEFAULT)
+    assert (low, high) == (0.49, 0.51)
+    assert type(low) is float and type(high) is float
+
+
+def test_a_cell_result_is_frozen_and_hashable() -> None:
+    cell = grade_numeric("1", 1.0, DEFAULT).cells[0]
+    assert hash(cell) == hash(dataclasses.replace(cell))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cell.correct = False  # type: ignore[misc]

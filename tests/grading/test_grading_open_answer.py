@@ -92,6 +92,24 @@ def test_highlight_spans_merge_overlapping_matches() -> None:
     assert suggestion.highlight_spans == ((4, 21), (32, 39))
 
 
+def test_highlight_spans_join_matches_that_touch() -> None:
+    rubric = [RubricPoint("first", 1.0, ("abc",)), RubricPoint("second", 1.0, ("def",))]
+    assert suggest_open_score("abcdef abc", rubric).highlight_spans == ((0, 6), (7, 10))
+
+
+def test_a_phrase_match_is_frozen_and_hashable() -> None:
+    [match] = suggest_open_score("softmax", RUBRIC).matches
+    assert hash(match) == hash(PhraseMatch("softmax", "softmax", 0, 7))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        match.start = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("answer", [None, b"softmax", ["softmax"]])
+def test_the_answer_must_be_text(answer: object) -> None:
+    with pytest.raises(TypeError, match="answer text must be a string"):
+        suggest_open_score(answer, RUBRIC)  # type: ignore[arg-type]
+
+
 def test_suggestion_is_frozen() -> None:
     suggestion = suggest_open_score("softmax", RUBRIC)
     assert isinstance(suggestion, RubricSuggestion)
@@ -102,7 +120,7 @@ def test_suggestion_is_frozen() -> None:
 def test_phrases_given_as_a_list_become_a_tuple() -> None:
     point = RubricPoint("k", 1, ["a", "b"])  # type: ignore[arg-type]
     assert point.phrases == ("a", "b")
-    assert point.weight == 1.0
+    assert point.weight == 1.0 and type(point.weight) is float
     assert hash(point) == hash(RubricPoint("k", 1.0, ("a", "b")))
 
 
@@ -114,6 +132,7 @@ def test_phrases_given_as_a_list_become_a_tuple() -> None:
         ({"key": "k", "weight": -1.0, "phrases": ("a",)}, ValueError),
         ({"key": "k", "weight": float("nan"), "phrases": ("a",)}, ValueError),
         ({"key": "k", "weight": "1", "phrases": ("a",)}, TypeError),
+        ({"key": "k", "weight": True, "phrases": ("a",)}, TypeError),
         ({"key": "k", "weight": 1.0, "phrases": ()}, ValueError),
         ({"key": "k", "weight": 1.0, "phrases": ("a", "  ")}, ValueError),
         ({"key": "k", "weight": 1.0, "phrases": "softmax"}, TypeError),

@@ -47,6 +47,9 @@ SCALARS = [
     ("\n\n7\n\n", 7.0),
     ("\ufeff7", 7.0),  # byte-order mark pasted from a file
     ("7\u200b", 7.0),  # zero-width space pasted from a web page
+    ("7\u200c", 7.0),  # zero-width non-joiner
+    ("7\u200d", 7.0),  # zero-width joiner
+    ("\u20607", 7.0),  # word joiner
     ("1e-999", 0.0),  # underflow to zero is an honest approximation, unlike overflow
 ]
 
@@ -189,6 +192,15 @@ REJECTIONS = [
     ("1/", "could not read '1/' as a number"),
     ("(1, 2)", "could not read '(1' as a number (row 1, value 1)"),
     ("x" * 50, "could not read '" + "x" * 29 + "…' as a number"),
+    ("x" * 31, "could not read '" + "x" * 29 + "…' as a number"),
+    # full-width ASCII (U+FF01-U+FF5E) is read, and quoted, as ASCII; U+FF5F on is not
+    ("1！", "could not read '1!' as a number"),
+    ("1～", "could not read '1~' as a number"),
+    ("1｟", "could not read '1｟' as a number"),
+    ("x" * 30, "could not read '" + "x" * 30 + "' as a number"),  # the longest quoted whole
+    # text right against a closing bracket
+    ("[1, 2]3", "unexpected '3' outside the brackets"),
+    ("[[1, 2]x, [3, 4]]", "unexpected 'x' between bracketed rows"),
     # fractions
     ("1/0", "division by zero in '1/0' (row 1, value 1)"),
     ("3/0.0", "division by zero in '3/0.0'"),
@@ -231,9 +243,10 @@ def test_answer_rejected_is_a_value_error() -> None:
     assert issubclass(AnswerRejected, ValueError)
 
 
-def test_non_string_input_is_a_programming_error() -> None:
-    with pytest.raises(TypeError):
-        parse_answer(1.5)  # type: ignore[arg-type]
+@pytest.mark.parametrize("value", [1.5, b"1", ["1"], None])
+def test_non_string_input_is_a_programming_error(value: object) -> None:
+    with pytest.raises(TypeError, match="parse_answer expects str"):
+        parse_answer(value)  # type: ignore[arg-type]
 
 
 # Inputs shaped to trigger quadratic regex backtracking or deep loops if the parser
