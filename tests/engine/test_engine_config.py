@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -57,3 +59,33 @@ def test_init_is_reproducible_from_a_generator_and_never_global():
     assert a.encoder_norm is not None and a.decoder_layers[0].norm3.gain.tolist() == [1.0] * 4
     with pytest.raises(TypeError, match=r"numpy\.random\.Generator"):
         init_params(c, 3)
+
+
+def test_biases_special_tokens_and_precision_by_default():
+    c = TransformerConfig(src_vocab_size=100, tgt_vocab_size=100)
+    assert c.attention_bias and c.output_bias  # as in the paper's linear layers and PyTorch
+    assert (c.pad_id, c.bos_id, c.eos_id, c.dtype) == (0, 1, 2, "float64")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        c.d_model = 4  # type: ignore[misc]
+
+
+def test_a_stack_may_have_no_layers():
+    c = TransformerConfig(src_vocab_size=5, tgt_vocab_size=5, n_encoder_layers=0)
+    assert c.n_encoder_layers == 0
+
+
+def test_initial_values_follow_their_distributions():
+    # Glorot-uniform weights within +-sqrt(6 / (d_in + d_out)), reaching close to it; biases
+    # N(0, 0.02); embeddings N(0, 1/d_model). Thousands of draws from a fixed generator.
+    c = TransformerConfig(
+        src_vocab_size=200, tgt_vocab_size=200, d_model=64, n_heads=4, d_ff=256,
+        n_encoder_layers=1, n_decoder_layers=1,
+    )  # fmt: skip
+    p = init_params(c, np.random.default_rng(11))
+    for w, (d_in, d_out) in ((p.encoder_layers[0].ffn.w_1, (64, 256)), (p.w_out, (64, 200))):
+        limit = np.sqrt(6.0 / (d_in + d_out))
+        assert np.abs(w).max() <= limit and np.abs(w).max() > 0.99 * limit
+    for bias in (p.encoder_layers[0].ffn.b_1, p.decoder_layers[0].self_attn.b_q):
+        assert abs(bias.mean()) < 0.01 and 0.015 < bias.std() < 0.025
+    for table in (p.src_embedding, p.tgt_embedding):
+        assert abs(table.mean()) < 0.01 and abs(table.std() - 64**-0.5) < 0.01

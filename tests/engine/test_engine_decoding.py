@@ -5,6 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+import engine.decoding
 from engine import (
     LayerCache,
     TransformerConfig,
@@ -120,3 +121,28 @@ def test_decoding_needs_a_start_token():
 def test_next_token_takes_the_first_of_tied_maxima():
     logits = np.array([[0.1, 2.0, 2.0, -1.0], [5.0, -np.inf, 4.0, 5.0]])
     assert next_token(logits).tolist() == [1, 0]
+
+
+def test_one_token_is_a_valid_length(small_config, small_params):
+    result = greedy_decode(SRC, small_params, small_config, 1, stop_at_eos=False)
+    assert result.tokens.shape == (3, 1) and result.logits.shape == (3, 1, 9)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.tokens = result.tokens  # type: ignore[misc]
+
+
+def test_an_unbatched_source_decodes_like_a_batch_of_one(small_config, small_params):
+    single = greedy_decode(SRC[0], small_params, small_config, 4, stop_at_eos=False)
+    batch = greedy_decode(SRC[:1], small_params, small_config, 4, stop_at_eos=False)
+    np.testing.assert_array_equal(single.tokens, batch.tokens)
+
+
+def test_cached_decoding_never_reruns_the_whole_prefix(small_config, small_params, monkeypatch):
+    # `decode` is the uncached path's whole-prefix pass; the cached path (the default) must
+    # not need it
+    def whole_prefix_pass(*args, **kwargs):
+        raise AssertionError("the whole prefix was decoded again")
+
+    monkeypatch.setattr(engine.decoding, "decode", whole_prefix_pass)
+    greedy_decode(SRC, small_params, small_config, 4)
+    with pytest.raises(AssertionError, match="decoded again"):
+        greedy_decode(SRC, small_params, small_config, 4, use_cache=False)

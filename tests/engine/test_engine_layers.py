@@ -13,6 +13,7 @@ from engine import (
     LayerNormParams,
     Trace,
     add_norm,
+    apply_mask,
     attention,
     causal_mask,
     embed,
@@ -67,6 +68,18 @@ def test_softmax_into_its_own_input():
 def test_log_softmax_hand_values():
     out = log_softmax(np.array([0.0, math.log(3)]))
     np.testing.assert_allclose(out, [-math.log(4), math.log(3) - math.log(4)], rtol=1e-14)
+
+
+def test_log_softmax_is_stable_for_large_logits():
+    out = log_softmax(np.array([1000.0, 1000.0, -1000.0]))
+    np.testing.assert_allclose(out[:2], [-math.log(2), -math.log(2)], rtol=1e-15)
+    np.testing.assert_allclose(out[2], -2000.0 - math.log(2), rtol=1e-15)
+
+
+def test_apply_mask_writes_into_the_scores_it_returns():
+    scores = np.zeros((2, 2))
+    assert apply_mask(scores, causal_mask(2)) is scores
+    assert scores.tolist() == [[0.0, -np.inf], [0.0, 0.0]]
 
 
 def test_positional_encoding_matches_the_formula_by_hand():

@@ -11,6 +11,7 @@ from engine import (
     Trace,
     TransformerConfig,
     cross_entropy,
+    decode,
     encode,
     forward,
     init_params,
@@ -165,3 +166,62 @@ def test_positions_are_added_by_the_formula_at_every_offset_and_length(length, s
         expected = table[i % 4] + np.array(naive.positional_encoding_row(start + i, 6))
         rtol = 1e-6 if dtype == np.float32 else 0
         np.testing.assert_allclose(out[0, i], expected, rtol=rtol, atol=1e-12)
+
+
+ATTENTION_NAMES = ("q", "k", "v", "raw_scores", "scores", "masked_scores", "weights", "context")
+ATTENTION_NAMES += ("concat", "output")
+
+
+def test_the_trace_names_every_step_of_every_layer_and_nothing_else(small_config, small_params):
+    # SRC has padding, so every attention (self and cross) records its masked scores
+    trace = Trace()
+    forward(SRC, TGT, small_params, small_config, trace)
+    expected = {"logits", "probs", "encoder.output", "decoder.output"}
+    for stack in ("encoder", "decoder"):
+        expected |= {f"{stack}.{step}" for step in ("embedding", "positional", "input")}
+    sublayers = {
+        "encoder": (("self_attn", ATTENTION_NAMES), ("ffn", ("hidden", "output"))),
+        "decoder": (
+            ("self_attn", ATTENTION_NAMES),
+            ("cross_attn", ATTENTION_NAMES),
+            ("ffn", ("hidden", "output")),
+        ),
+    }
+    for stack, parts in sublayers.items():
+        for i in range(2):
+            for sublayer, names in parts:
+                expected |= {f"{stack}.{i}.{sublayer}.{name}" for name in names}
+            for norm in range(1, len(parts) + 1):
+                expected |= {f"{stack}.{i}.norm{norm}.sum", f"{stack}.{i}.norm{norm}.output"}
+    assert set(trace.names()) == expected
+
+
+def test_traced_positional_encodings_are_shared_and_read_only(small_config, small_params):
+    trace = Trace()
+    forward(SRC, TGT, small_params, small_config, trace)
+    positional = trace["encoder.positional"]
+    with pytest.raises(ValueError, match="read-only"):
+        positional[0, 0] = 99.0
+    np.testing.assert_allclose(positional[1], naive.positional_encoding_row(1, 8), rtol=1e-15)
+
+
+def test_the_pass_accepts_unbatched_sequences_and_plain_lists(small_config, small_params):
+    batched = forward(SRC[:1], TGT[:1], small_params, small_config)
+    np.testing.assert_array_equal(forward(SRC[0], TGT[0], small_params, small_config), batched)
+    as_lists = forward(SRC[:1].tolist(), TGT[:1].tolist(), small_params, small_config)
+    np.testing.assert_array_equal(as_lists, batched)
+    memory = encode(SRC[:1], small_params, small_config)
+    np.testing.assert_array_equal(decode(TGT[0], memory, small_params, small_config), batched)
+
+
+def test_source_and_target_batches_of_different_sizes_are_refused(small_config, small_params):
+    with pytest.raises(ValueError, match="source and target batches differ: 2 and 1 sequences"):
+        forward(SRC, TGT[:1], small_params, small_config)
+
+
+def test_teacher_forcing_needs_a_target(small_config):
+    with pytest.raises(ValueError, match="at least one target sequence"):
+        teacher_forcing_batch([], small_config)
+    batch = teacher_forcing_batch([[3]], small_config)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        batch.labels = batch.decoder_input  # type: ignore[misc]

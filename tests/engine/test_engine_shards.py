@@ -158,3 +158,11 @@ def test_a_forked_child_gets_its_own_pool(small_config, small_params):
     with os.fdopen(read, "rb") as pipe:
         assert pipe.read() == b"ok"
     os.waitpid(pid, 0)
+
+
+def test_the_pool_is_made_once_per_process_and_reused(small_config, small_params):
+    src = np.tile(np.arange(3, 9), (4, 1))
+    forward(src, src, small_params, small_config, workers=2)
+    pool = shards_module._pool
+    forward(src, src, small_params, small_config, workers=2)
+    assert pool is not None and shards_module._pool is pool

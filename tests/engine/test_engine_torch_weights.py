@@ -263,3 +263,37 @@ def test_loaded_weights_take_the_configs_dtype():
     config32 = dataclasses.replace(CONFIG, dtype="float32")
     p = encoder_layer_from_torch(encoder_state(rng), config32)
     assert p.self_attn.w_q.dtype == np.float32 and p.norm1.gain.dtype == np.float32
+
+
+def test_every_loader_refuses_keys_it_did_not_use():
+    rng = np.random.default_rng(7)
+    extra = {"stray.weight": np.ones(D)}
+    with pytest.raises(StateDictError, match=r"unexpected keys: stray\.weight"):
+        multi_head_attention_from_torch(mha_state(rng) | extra, D)
+    with pytest.raises(StateDictError, match=r"unexpected keys: stray\.weight"):
+        decoder_layer_from_torch(decoder_state(rng) | extra, CONFIG)
+    with pytest.raises(StateDictError, match=r"unexpected keys: transformer\.stray\.weight"):
+        transformer_from_torch(
+            full_state(rng) | {"transformer.stray.weight": np.ones(D)},
+            CONFIG,
+            prefix="transformer.",
+            src_embedding=np.zeros((7, D)),
+            tgt_embedding=np.zeros((5, D)),
+            w_out=np.zeros((D, 5)),
+        )
+
+
+def test_one_final_norm_without_the_other_is_reported_missing():
+    rng = np.random.default_rng(8)
+    state = {
+        k: v for k, v in full_state(rng).items() if not k.startswith("transformer.decoder.norm")
+    }
+    with pytest.raises(StateDictError, match=r"missing key 'transformer\.decoder\.norm\.weight'"):
+        transformer_from_torch(
+            state,
+            CONFIG,
+            prefix="transformer.",
+            src_embedding=np.zeros((7, D)),
+            tgt_embedding=np.zeros((5, D)),
+            w_out=np.zeros((D, 5)),
+        )
