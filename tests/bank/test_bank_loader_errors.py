@@ -205,6 +205,14 @@ def test_chapter_file_not_a_mapping(content_errors: Errors) -> None:
     )
 
 
+def test_chapter_file_with_a_bad_value_names_its_key_and_line(content_errors: Errors) -> None:
+    chapter = "id: ch\norder: first\ntitle:\n  zh: 章节\n  en: Chapter\n"
+    errors = content_errors({"ch/chapter.yaml": chapter, "ch/q.yaml": SINGLE_CHOICE})
+    assert only(errors) == ContentError(
+        "ch/chapter.yaml", "order", 2, "Input should be a valid integer (got 'first')"
+    )
+
+
 def test_empty_file(content_errors: Errors) -> None:
     errors = content_errors({"ch/q.yaml": SINGLE_CHOICE, "ch/empty.yaml": "# nothing yet\n"})
     assert only(errors) == ContentError("ch/empty.yaml", "", None, "file is empty")
