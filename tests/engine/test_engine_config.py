@@ -67,6 +67,7 @@ def test_biases_special_tokens_and_precision_by_default():
     assert (c.pad_id, c.bos_id, c.eos_id, c.dtype) == (0, 1, 2, "float64")
     with pytest.raises(dataclasses.FrozenInstanceError):
         c.d_model = 4  # type: ignore[misc]
+    assert hash(c) == hash(TransformerConfig(src_vocab_size=100, tgt_vocab_size=100))
 
 
 def test_a_stack_may_have_no_layers():

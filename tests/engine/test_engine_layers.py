@@ -65,6 +65,17 @@ def test_softmax_into_its_own_input():
     np.testing.assert_allclose(x, [[0.25, 0.75], [0.0, 1.0]], rtol=1e-15)
 
 
+def test_softmax_along_a_leading_axis_and_of_a_list():
+    x = np.array([[1.0, 2.0], [3.0, 5.0]])
+    e = np.exp(x)
+    np.testing.assert_allclose(softmax(x, axis=0), e / e.sum(axis=0), rtol=1e-15)
+    cube = np.arange(12.0).reshape(2, 3, 2) / 4
+    np.testing.assert_allclose(
+        softmax(cube, axis=-2), np.exp(cube) / np.exp(cube).sum(axis=-2, keepdims=True)
+    )
+    np.testing.assert_allclose(softmax([0.0, math.log(3)]), [0.25, 0.75], rtol=1e-15)
+
+
 def test_log_softmax_hand_values():
     out = log_softmax(np.array([0.0, math.log(3)]))
     np.testing.assert_allclose(out, [-math.log(4), math.log(3) - math.log(4)], rtol=1e-14)
@@ -107,6 +118,13 @@ def test_embed_is_a_lookup_with_optional_sqrt_d_scaling():
         [5.0, 6.0, 7.0, 8.0],
     ]
     assert embed(np.array([0]), table, scale=True).tolist() == [[2.0, 4.0, 6.0, 8.0]]
+
+
+def test_embed_takes_ids_as_a_plain_list():
+    table = np.arange(6.0).reshape(3, 2)
+    assert embed([2, 0], table).tolist() == [[4.0, 5.0], [0.0, 1.0]]
+    with pytest.raises(TypeError, match="token ids must be integers"):
+        embed([0.5], table)
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from engine import (
     teacher_forcing_batch,
     teacher_forcing_loss,
 )
-from engine.model import embed_with_positions
+from engine.model import embed_with_positions, source_mask, target_mask
 
 SRC = np.array([[3, 4, 5, 6, 7], [8, 9, 10, 0, 0]])  # row 1 has two <pad>
 TGT = np.array([[1, 3, 4, 5], [1, 6, 0, 0]])
@@ -225,3 +225,12 @@ def test_teacher_forcing_needs_a_target(small_config):
     batch = teacher_forcing_batch([[3]], small_config)
     with pytest.raises(dataclasses.FrozenInstanceError):
         batch.labels = batch.decoder_input  # type: ignore[misc]
+
+
+def test_masks_exist_only_where_something_is_padding(small_config):
+    assert source_mask(np.array([[3, 4]]), small_config) is None
+    assert source_mask(np.array([[0, 0]]), small_config).tolist() == [[[[False, False]]]]
+    assert target_mask(np.array([[1, 6]]), small_config).tolist() == [
+        [[[True, False], [True, True]]]
+    ]
+    assert not target_mask(np.array([[0, 0]]), small_config).any()

@@ -166,3 +166,17 @@ def test_the_pool_is_made_once_per_process_and_reused(small_config, small_params
     pool = shards_module._pool
     forward(src, src, small_params, small_config, workers=2)
     assert pool is not None and shards_module._pool is pool
+
+
+def test_cores_are_the_ones_this_process_may_run_on(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0} if pid == 0 else {0, 1, 2})
+    assert shards_module.cpu_cores() == 1
+    monkeypatch.delattr(os, "sched_getaffinity")
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    assert shards_module.cpu_cores() == 3
+    monkeypatch.setattr(os, "cpu_count", lambda: None)  # the platform cannot tell
+    assert shards_module.cpu_cores() == 1
+
+
+def test_one_worker_means_one_shard():
+    assert shard_count(4, 10_000, 512, workers=1) == 1
