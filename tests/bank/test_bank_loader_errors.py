@@ -516,3 +516,42 @@ def test_empty_content_directory(tmp_path, drill_kinds) -> None:
     assert caught.value.errors == (
         ContentError(".", "", None, "no chapters found (no content/<chapter-id>/)"),
     )
+
+
+# --- edges found by mutation testing ------------------------------------------------
+
+
+def test_line_numbers_count_a_leading_blank_line(content_errors: Errors) -> None:
+    assert only(content_errors({"ch/q.yaml": b"\nx: \xff\n"})) == ContentError(
+        "ch/q.yaml", "", 2, "file is not valid UTF-8 text"
+    )
+    error = only(content_errors({"ch/q.yaml": "\nx: \x07\n"}))
+    assert (error.line, error.message[:26]) == (2, "invalid character U+0007: ")
+
+
+def test_yes_and_no_keys_are_each_reported_at_their_own_line(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE + "    yes: 1\n    no: 2\n"
+    errors = content_errors({"ch/q.yaml": text})
+    assert [(e.path, e.line, e.message.rsplit(" ", 1)[-1]) for e in errors] == [
+        ("questions[0].yes", 13, "True)"),
+        ("questions[0].no", 14, "False)"),
+    ]
+
+
+def test_a_duplicate_key_shared_through_aliases_is_reported_once(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE + "base: &b {x: 1, x: 2}\nother: *b\nthird: *b\n"
+    duplicates = [e for e in content_errors({"ch/q.yaml": text}) if "duplicate key" in e.message]
+    assert [(e.path, e.line) for e in duplicates] == [("base.x", 13)]
+
+
+def test_one_error_is_one_content_error(make_content, drill_kinds) -> None:
+    with pytest.raises(BankError) as caught:
+        load_bank(make_content({"ch/q.yaml": b"\nx: \xff\n"}), drill_kinds)
+    assert str(caught.value).startswith("1 content error\n")
+
+
+def test_a_long_bad_value_is_quoted_shortened_to_sixty_characters(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE.replace("  - id: q1", "  - id: " + "a" * 101)
+    error = only(content_errors({"ch/q.yaml": text}))
+    quoted = error.message[error.message.index("'") : error.message.rindex("...") + 3]
+    assert len(quoted) == 60 and quoted.startswith("'aaa")

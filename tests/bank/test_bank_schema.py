@@ -131,3 +131,42 @@ def test_loaded_questions_are_immutable() -> None:
     question = QUESTION.validate_python(numeric(1))
     with pytest.raises(ValidationError):
         question.points = 5  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("change", "location", "message"),
+    [
+        ({"id": "a" * 101}, ("multiple_choice", "id"), "at most 100 characters"),
+        ({"tags": ["t" * 51]}, ("multiple_choice", "tags", 0), "at most 50 characters"),
+        ({"points": math.inf}, ("multiple_choice", "points"), "finite number"),
+    ],
+)
+def test_identifiers_and_points_have_limits(change, location, message) -> None:
+    question = multiple_choice(1.0, -0.5) | change
+    with pytest.raises(ValidationError, match=message) as caught:
+        QUESTION.validate_python(question)
+    assert caught.value.errors()[0]["loc"] == location
+    QUESTION.validate_python(multiple_choice(1.0, -0.5) | {"id": "a" * 100, "tags": ["t" * 50]})
+
+
+def test_choice_ids_and_scores_have_limits() -> None:
+    long_id = multiple_choice(1.0, -0.5)
+    long_id["choices"][0]["id"] = "A" * 21
+    with pytest.raises(ValidationError, match="at most 20 characters"):
+        QUESTION.validate_python(long_id)
+    for scores, bound in (((1.5, -0.5), "less than or equal to 1"), ((1.0, -1.5), "greater than")):
+        with pytest.raises(ValidationError, match=bound):
+            QUESTION.validate_python(multiple_choice(*scores))
+    QUESTION.validate_python(multiple_choice(1.0, -1.0))
+
+
+def test_multiple_choice_ids_must_be_unique() -> None:
+    question = multiple_choice(0.5, 0.5)
+    question["choices"][1]["id"] = "A"
+    with pytest.raises(ValidationError, match="duplicate choice id 'A'"):
+        QUESTION.validate_python(question)
+
+
+def test_a_zero_score_choice_is_not_correct() -> None:
+    question = QUESTION.validate_python(multiple_choice(1.0, 0.0, -0.5))
+    assert question.correct_choice_ids == ("A",)
