@@ -172,11 +172,13 @@ def test_public_view_of_a_numeric_question_gives_shape_not_values(bank: Bank) ->
     view = public_question(bank.questions["compute"], "en")
     assert view["answer_shape"] == [2, 2]
     assert view["tolerance"] == {"atol": 0.005, "rtol": 0.0}
+    assert view["all_or_nothing"] is False
 
 
 def test_public_view_of_a_drill(bank: Bank) -> None:
     view = public_question(bank.questions["drill"], "en")
     assert (view["kind"], view["attempts"], view["penalty"]) == ("projection", 3, 0.1)
+    assert view["all_or_nothing"] is False  # partial credit unless the author says otherwise
     assert view["tolerance"] is None  # the drill kind's own default applies
 
 
@@ -196,6 +198,7 @@ def test_solution_view_reveals_answers_but_not_grader_phrases(bank: Bank) -> Non
 
     several = solution_view(bank.questions["pick-some"], "en")
     assert several["correct"] == ["A", "B"]
+    assert several["explanation"]["markdown"] == "SECRET-MC-EXPLANATION-EN"
 
     numeric = solution_view(bank.questions["compute"], "zh")
     assert numeric["answer"] == [[0.123, 4.567], ["-inf", 8.901]]
@@ -207,3 +210,31 @@ def test_solution_view_reveals_answers_but_not_grader_phrases(bank: Bank) -> Non
         {"key": "secret-rubric-key", "description": "SECRET-RUBRIC-EN"}
     ]
     assert "SECRET-PHRASE" not in json.dumps(open_view)
+
+
+@pytest.mark.parametrize(
+    ("answer", "shape", "shown"),
+    [
+        ("2.5", [], 2.5),
+        ("-inf", [], "-inf"),
+        ("[1.5, 2]", [2], [1.5, 2.0]),
+        ("[[1, 2]]", [1, 2], [[1.0, 2.0]]),
+    ],
+)
+def test_a_numeric_answer_is_shown_as_written(
+    make_content, drill_kinds, answer, shape, shown
+) -> None:
+    question = f"""\
+questions:
+  - id: n
+    type: numeric
+    tags: [softmax]
+    prompt: {{zh: 算, en: Compute}}
+    answer: {answer}
+    all_or_nothing: true
+    explanation: {{zh: 解, en: Why}}
+"""
+    bank = load_bank(make_content({"ch/n.yaml": question}), drill_kinds)
+    assert public_question(bank.questions["n"], "en")["answer_shape"] == shape
+    assert public_question(bank.questions["n"], "en")["all_or_nothing"] is True
+    assert solution_view(bank.questions["n"], "en")["answer"] == shown
