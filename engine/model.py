@@ -38,7 +38,7 @@ def embed_with_positions(
     """X' = Embedding(ids) + PE, for ids of shape (b, n). Returns (b, n, d_model)."""
     x = embed(ids, table, config.scale_embeddings)  # (b, n, d_model)
     end = start + ids.shape[-1]
-    table_size = max(64, 1 << (end - 1).bit_length())  # a few sizes serve every step of decoding
+    table_size = max(64, 1 << int(end - 1).bit_length())  # a few sizes serve every decoding step
     pe = _positions_table(table_size, config.d_model, table.dtype)[start:end]
     x_prime = x + pe
     if trace is not None:
