@@ -168,8 +168,19 @@ def test_positions_are_added_by_the_formula_at_every_offset_and_length(length, s
         np.testing.assert_allclose(out[0, i], expected, rtol=rtol, atol=1e-12)
 
 
-ATTENTION_NAMES = ("q", "k", "v", "raw_scores", "scores", "masked_scores", "weights", "context")
-ATTENTION_NAMES += ("concat", "output")
+# what every attention records, in the order it computes them
+ATTENTION_NAMES = [
+    "q",
+    "k",
+    "v",
+    "raw_scores",
+    "scores",
+    "masked_scores",
+    "weights",
+    "context",
+    "concat",
+    "output",
+]
 
 
 def test_the_trace_names_every_step_of_every_layer_and_nothing_else(small_config, small_params):
