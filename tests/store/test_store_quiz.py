@@ -47,6 +47,15 @@ def write_open(session, learner, key="open", text="scale by 1/sqrt(d_k)", **kw):
     )
 
 
+def right_open_then_half_right(session, learner):
+    """Three answers on one skill a minute apart: a right choice, an open answer (returned,
+    awaiting review), a half-right choice."""
+    choose(session, learner, "a", ["a"], 1.0, skill="scaling", now=T0)
+    answer = write_open(session, learner, skill="scaling", now=T0 + timedelta(minutes=1))
+    choose(session, learner, "b", ["a"], 0.5, skill="scaling", now=T0 + timedelta(minutes=2))
+    return answer
+
+
 def test_choice_answers_are_numbered_per_question(session, learner):
     first = choose(session, learner, "a", ["b"], 0.0)
     second = choose(session, learner, "b", ["a"], 1.0)
@@ -131,9 +140,7 @@ def test_a_review_counts_once_in_progress_and_a_correction_recomputes_it(
 def test_a_correction_recomputes_the_skill_over_all_its_answers_oldest_first(
     session, learner, instructor
 ):
-    choose(session, learner, "a", ["a"], 1.0, skill="scaling", now=T0)
-    answer = write_open(session, learner, skill="scaling", now=T0 + timedelta(minutes=1))
-    choose(session, learner, "b", ["a"], 0.5, skill="scaling", now=T0 + timedelta(minutes=2))
+    answer = right_open_then_half_right(session, learner)
     review = record_review(
         session, answer_id=answer.answer_id, reviewer_id=instructor, confirmed_score=0.0
     )
@@ -263,9 +270,7 @@ def test_the_database_itself_refuses_an_answer_with_neither_choices_nor_text(ses
 
 
 def test_confirming_the_same_score_again_leaves_progress_as_it_was(session, learner, instructor):
-    choose(session, learner, "a", ["a"], 1.0, skill="scaling", now=T0)
-    answer = write_open(session, learner, skill="scaling", now=T0 + timedelta(minutes=1))
-    choose(session, learner, "b", ["a"], 0.5, skill="scaling", now=T0 + timedelta(minutes=2))
+    answer = right_open_then_half_right(session, learner)
     first = record_review(
         session, answer_id=answer.answer_id, reviewer_id=instructor, confirmed_score=0.0
     )

@@ -409,6 +409,15 @@ def awaiting_ids(sessions) -> list[int]:
         return [a.answer_id for a in store.answers_awaiting_review(session)]
 
 
+def an_answer_in_ines_queue(browser_for, sessions):
+    """alice answers the open question; returns ines (reading English) and that answer's id."""
+    answer_open_question(browser_for("alice"))
+    [answer_id] = awaiting_ids(sessions)
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    return ines, answer_id
+
+
 def test_review_flow_from_answer_to_the_students_chapter_page(app, browser_for, sessions):
     alice = browser_for("alice")
     alice.get("/lang/en")
@@ -539,11 +548,7 @@ def test_unreadable_out_of_range_or_ambiguous_scores_are_refused(app, typed, mes
 def test_a_bad_review_is_refused_with_a_message_and_nothing_is_stored(
     app, browser_for, sessions, form, message
 ):
-    alice = browser_for("alice")
-    answer_open_question(alice)
-    [answer_id] = awaiting_ids(sessions)
-    ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines, answer_id = an_answer_in_ines_queue(browser_for, sessions)
     ines.get("/instructor/reviews")
     response = ines.post(f"/instructor/reviews/{answer_id}", form)
     assert response.status_code == 422
@@ -853,11 +858,7 @@ def test_a_reload_that_drops_answered_questions_asks_first(app, browser_for, con
 def test_a_review_form_naming_a_review_that_never_was_is_asked_again_not_a_crash(
     app, browser_for, sessions
 ):
-    alice = browser_for("alice")
-    answer_open_question(alice)
-    [answer_id] = awaiting_ids(sessions)
-    ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines, answer_id = an_answer_in_ines_queue(browser_for, sessions)
     ines.get(f"/instructor/reviews/{answer_id}")
     response = ines.post(
         f"/instructor/reviews/{answer_id}",
@@ -875,11 +876,7 @@ def test_a_review_form_naming_a_review_that_never_was_is_asked_again_not_a_crash
 
 
 def test_a_refused_score_in_the_queue_brings_the_reviewer_to_its_field(app, browser_for, sessions):
-    alice = browser_for("alice")
-    answer_open_question(alice)
-    [answer_id] = awaiting_ids(sessions)
-    ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines, answer_id = an_answer_in_ines_queue(browser_for, sessions)
     queue = ines.get("/instructor/reviews").text
     assert f'action="/instructor/reviews/{answer_id}#answer-{answer_id}"' in queue
     response = ines.post(f"/instructor/reviews/{answer_id}", {"score": "0.6"})

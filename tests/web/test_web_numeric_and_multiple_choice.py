@@ -455,6 +455,15 @@ def test_answer_question_refuses_text_no_database_can_hold(
         assert store.latest_quiz_answers(session, user_id(sessions, "alice")) == {}
 
 
+def replace_question(path: Path, new_yaml: str) -> None:
+    """Replace the question in a content file that has new_yaml's id (its first line)."""
+    text = path.read_text(encoding="utf-8")
+    start = text.index(new_yaml.split("\n", 1)[0] + "\n")
+    end = text.find("\n  - id: ", start + 1)
+    rest = text[end + 1 :] if end != -1 else ""
+    path.write_text(text[:start] + new_yaml + rest, encoding="utf-8")
+
+
 def test_an_answer_to_a_question_that_changed_type_is_shown_as_recorded(
     app, content_dir, browser_for
 ):
@@ -463,22 +472,12 @@ def test_an_answer_to_a_question_that_changed_type_is_shown_as_recorded(
     answer(alice, "why-multi-head", {"text": "each head learns one pattern"})  # awaiting review
     answer(alice, "scale-factor", {"text": "0.5"})  # numeric: 100 %
     # the open question becomes a numeric one under the same id, the numeric one a choice
-    questions = content_dir / "transformer-by-hand" / "questions.yaml"
-    text = questions.read_text(encoding="utf-8")
-    start = text.index("  - id: why-multi-head\n")
-    end = text.find("\n  - id: ", start + 1)
     numeric = (
         "  - id: why-multi-head\n    type: numeric\n    tags: [multi_head]\n    prompt:\n"
         "      zh: 多少个头\n      en: How many heads\n    answer: 8\n"
         "    explanation: {zh: 八个, en: Eight}\n"
     )
-    questions.write_text(
-        text[:start] + numeric + (text[end + 1 :] if end != -1 else ""), encoding="utf-8"
-    )
-    extra = content_dir / "transformer-by-hand" / "extra.yaml"
-    text = extra.read_text(encoding="utf-8")
-    start = text.index("  - id: scale-factor\n")
-    end = text.index("\n  - id: ", start + 1)
+    replace_question(content_dir / "transformer-by-hand" / "questions.yaml", numeric)
     choice = (
         "  - id: scale-factor\n    type: single_choice\n    tags: [scores]\n    prompt:\n"
         "      zh: 缩放因子\n      en: The scaling factor\n    choices:\n"
@@ -486,7 +485,7 @@ def test_an_answer_to_a_question_that_changed_type_is_shown_as_recorded(
         "      - {id: B, text: {zh: '2', en: '2'}}\n    correct: A\n"
         "    explanation: {zh: 一半, en: Half}\n"
     )
-    extra.write_text(text[:start] + choice + text[end + 1 :], encoding="utf-8")
+    replace_question(content_dir / "transformer-by-hand" / "extra.yaml", choice)
     app.extensions["quizsvc"].install(load_content(content_dir))
 
     page = alice.get(CHAPTER_URL)
