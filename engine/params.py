@@ -1,7 +1,9 @@
 """Parameters as plain dataclasses of arrays, and their initialisation.
 
 Row-vector convention, as in the chapter: a linear layer is `y = x @ w + b` with `w` of shape
-(d_in, d_out). (PyTorch stores the transpose; see `engine.torch_weights`.)
+(d_in, d_out). (PyTorch stores the transpose; see `engine.torch_weights`.) The weights made here
+and by `engine.torch_weights` are column-major in memory, i.e. laid out as PyTorch's (d_out, d_in)
+rows, which decoding reads fastest (`engine.layers.FEW_ROWS`); any layout computes the same.
 """
 
 from __future__ import annotations
@@ -73,7 +75,8 @@ class TransformerParams:
 
 def _glorot(rng: np.random.Generator, d_in: int, d_out: int, dtype) -> Array:
     limit = np.sqrt(6.0 / (d_in + d_out))
-    return rng.uniform(-limit, limit, size=(d_in, d_out)).astype(dtype)
+    # column-major, as PyTorch stores a Linear's (out, in) weight: see layers.FEW_ROWS
+    return rng.uniform(-limit, limit, size=(d_in, d_out)).astype(dtype, order="F")
 
 
 def _small(rng: np.random.Generator, size: int, dtype) -> Array:

@@ -67,10 +67,10 @@ def _attention(r: _Reader, prefix: str, d: int) -> AttentionParams:
     in_bias = r.optional(prefix + "in_proj_bias", (3 * d,))
     b_q, b_k, b_v = np.split(in_bias, 3) if in_bias is not None else (None, None, None)
     return AttentionParams(
-        w_q=w_q.T.copy(),
-        w_k=w_k.T.copy(),
-        w_v=w_v.T.copy(),
-        w_o=r.get(prefix + "out_proj.weight", (d, d)).T.copy(),
+        w_q=w_q.T.copy(order="F"),
+        w_k=w_k.T.copy(order="F"),
+        w_v=w_v.T.copy(order="F"),
+        w_o=r.get(prefix + "out_proj.weight", (d, d)).T.copy(order="F"),
         b_q=b_q,
         b_k=b_k,
         b_v=b_v,
@@ -84,9 +84,9 @@ def _norm(r: _Reader, prefix: str, d: int) -> LayerNormParams:
 
 def _feed_forward(r: _Reader, prefix: str, d: int, d_ff: int) -> FeedForwardParams:
     return FeedForwardParams(
-        w_1=r.get(prefix + "linear1.weight", (d_ff, d)).T.copy(),
+        w_1=r.get(prefix + "linear1.weight", (d_ff, d)).T.copy(order="F"),
         b_1=r.get(prefix + "linear1.bias", (d_ff,)),
-        w_2=r.get(prefix + "linear2.weight", (d, d_ff)).T.copy(),
+        w_2=r.get(prefix + "linear2.weight", (d, d_ff)).T.copy(order="F"),
         b_2=r.get(prefix + "linear2.bias", (d,)),
     )
 

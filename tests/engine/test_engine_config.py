@@ -90,3 +90,19 @@ def test_initial_values_follow_their_distributions():
         assert abs(bias.mean()) < 0.01 and 0.015 < bias.std() < 0.025
     for table in (p.src_embedding, p.tgt_embedding):
         assert abs(table.mean()) < 0.01 and abs(table.std() - 64**-0.5) < 0.01
+
+
+def test_initial_weight_matrices_are_column_major_and_embedding_tables_row_major():
+    # the layout decoding's few-row products read fastest (engine.layers.FEW_ROWS); the
+    # embedding lookups read whole rows
+    c = TransformerConfig(
+        src_vocab_size=20, tgt_vocab_size=30, d_model=8, n_heads=2, d_ff=16,
+        n_encoder_layers=1, n_decoder_layers=1,
+    )  # fmt: skip
+    p = init_params(c, np.random.default_rng(0))
+    encoder, decoder = p.encoder_layers[0], p.decoder_layers[0]
+    weights = [p.w_out, encoder.ffn.w_1, encoder.ffn.w_2, decoder.ffn.w_1, decoder.ffn.w_2]
+    for attn in (encoder.self_attn, decoder.self_attn, decoder.cross_attn):
+        weights += [attn.w_q, attn.w_k, attn.w_v, attn.w_o]
+    assert all(w.flags.f_contiguous and not w.flags.c_contiguous for w in weights)
+    assert p.src_embedding.flags.c_contiguous and p.tgt_embedding.flags.c_contiguous

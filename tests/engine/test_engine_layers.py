@@ -19,6 +19,7 @@ from engine import (
     embed,
     feed_forward,
     layer_norm,
+    linear,
     log_softmax,
     merge_heads,
     multi_head_attention,
@@ -27,6 +28,7 @@ from engine import (
     softmax,
     split_heads,
 )
+from engine.layers import FEW_ROWS
 
 
 def test_softmax_hand_values():
@@ -319,3 +321,16 @@ def test_float32_stays_float32_and_agrees_with_float64():
     out64 = multi_head_attention(x, x, p64, 2)
     assert out32.dtype == np.float32
     np.testing.assert_allclose(out32, out64, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("rows", [1, FEW_ROWS, FEW_ROWS + 1])
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_linear_matches_the_naive_product_for_any_row_count_and_weight_layout(rows, layout):
+    # few rows with a column-major weight take another route through BLAS than the rest
+    rng = np.random.default_rng(rows)
+    x = rng.standard_normal((1, rows, 6))
+    w, b = np.asarray(rng.standard_normal((6, 5)), order=layout), rng.standard_normal(5)
+    expected = [naive.vec_mat(row, w.tolist(), b.tolist()) for row in x[0].tolist()]
+    y = linear(x, w, b)
+    assert y.shape == (1, rows, 5) and y.flags.c_contiguous
+    np.testing.assert_allclose(y[0], expected, rtol=1e-12, atol=1e-12)

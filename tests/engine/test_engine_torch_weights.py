@@ -265,6 +265,19 @@ def test_loaded_weights_take_the_configs_dtype():
     assert p.self_attn.w_q.dtype == np.float32 and p.norm1.gain.dtype == np.float32
 
 
+def test_loaded_weight_matrices_are_column_major_copies_of_the_state_dicts():
+    # PyTorch's (out, in) rows are the engine's (in, out) columns; a copy, so that changing the
+    # loaded parameters never changes the caller's state_dict
+    rng = np.random.default_rng(7)
+    sd = encoder_state(rng)
+    before = {k: v.copy() for k, v in sd.items()}
+    p = encoder_layer_from_torch(sd, CONFIG)
+    for w in (p.self_attn.w_q, p.self_attn.w_o, p.ffn.w_1, p.ffn.w_2):
+        assert w.flags.f_contiguous and not w.flags.c_contiguous
+        w *= 2
+    assert all(np.array_equal(sd[k], before[k]) for k in sd)
+
+
 def test_every_loader_refuses_keys_it_did_not_use():
     rng = np.random.default_rng(7)
     extra = {"stray.weight": np.ones(D)}
