@@ -117,10 +117,10 @@ def attention(
     return output, weights
 
 
-# Up to this many rows (a decoding step's), a product with a column-major weight runs faster as
-# (Wᵀ xᵀ)ᵀ than as x W: OpenBLAS then packs the few rows of x and streams W, instead of packing
-# W. Measured on the decoder's weights: ~20 % less time at 8 and 16 rows, even at 48, slower
-# beyond (README, "Performance").
+# Up to this many rows (a decoding step has 8), a product with a column-major weight runs faster
+# as (Wᵀ xᵀ)ᵀ than as x W. Measured over the decoder's 100 MB of weights: 10-20 % less time than
+# x W with a row-major weight at 8 and 16 rows, on one BLAS thread or two; even from 24-64 rows;
+# slower from 96 (README, "Performance").
 FEW_ROWS = 32
 
 
