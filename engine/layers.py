@@ -118,9 +118,9 @@ def attention(
 
 
 # Up to this many rows (a decoding step has 8), a product with a column-major weight runs faster
-# as (Wᵀ xᵀ)ᵀ than as x W. Measured over the decoder's 100 MB of weights: 10-20 % less time than
-# x W with a row-major weight at 8 and 16 rows, on one BLAS thread or two; even from 24-64 rows;
-# slower from 96 (README, "Performance").
+# as (Wᵀ xᵀ)ᵀ than as x W: over the decoder's 100 MB of weights, 8 rows took 15-20 % less time
+# than x W with row-major weights, 16 rows 5-22 %, 32 rows 0-10 %; 64 rows even; slower from 96
+# (README, "Performance").
 FEW_ROWS = 32
 
 
