@@ -51,7 +51,9 @@ _CHOICE_ID_PATTERN = r"^[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*$"
 
 # The correct choices' scores must sum to 1 within this, so that three correct
 # choices can be written as 0.333 each rather than as unreadable long decimals.
-_SCORE_SUM_TOLERANCE = 1e-3
+# The 1e-12 absorbs binary rounding, which would otherwise reject 0.5 + 0.499 but
+# accept 0.5 + 0.501, both exactly 0.001 away as written.
+_SCORE_SUM_TOLERANCE = 1e-3 + 1e-12
 
 CONTENT_ERROR = "content_error"
 
@@ -276,7 +278,7 @@ class MultipleChoiceQuestion(QuestionBase):
     def _check_choices(self) -> MultipleChoiceQuestion:
         if error := _duplicate_choice_error(choice.id for choice in self.choices):
             raise error
-        correct_total = sum(choice.score for choice in self.choices if choice.score > 0)
+        correct_total = math.fsum(choice.score for choice in self.choices if choice.score > 0)
         if abs(correct_total - 1.0) > _SCORE_SUM_TOLERANCE:
             raise content_error(
                 f"the positive scores of the correct choices must sum to 1, not {correct_total:g}",

@@ -121,7 +121,17 @@ def test_multiple_choice_scores_may_be_rounded_thirds() -> None:
     assert question.correct_choice_ids == ("A", "B", "C")
 
 
-@pytest.mark.parametrize("scores", [(0.5, 0.6), (-0.5, -0.5), (0.5, 0.5, 0.1), (0.33, 0.33, 0.33)])
+@pytest.mark.parametrize("scores", [(0.5, 0.499), (0.5, 0.501), (0.1,) * 10, (0.999, 0.0)])
+def test_multiple_choice_scores_may_miss_one_by_a_thousandth_either_way(scores) -> None:
+    # 0.5 + 0.499 lands below 0.999 in binary floating point, 0.5 + 0.501 above 1.001
+    question = QUESTION.validate_python(multiple_choice(*scores))
+    assert question.correct_choice_ids == tuple("ABCDEFGHIJ"[: sum(s > 0 for s in scores)])
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [(0.5, 0.6), (-0.5, -0.5), (0.5, 0.5, 0.1), (0.33, 0.33, 0.33), (0.5, 0.4989), (0.5, 0.5011)],
+)
 def test_multiple_choice_correct_scores_must_sum_to_one(scores: tuple[float, ...]) -> None:
     with pytest.raises(ValidationError, match="must sum to 1"):
         QUESTION.validate_python(multiple_choice(*scores))
