@@ -18,7 +18,6 @@ Array = np.ndarray
 
 VOCAB = ("我", "爱", "你", "I", "love", "you")
 INPUT_IDS = (0, 1, 2)
-TARGET_IDS = (3, 4, 5)
 
 E = np.array(
     [

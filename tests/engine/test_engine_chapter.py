@@ -1,5 +1,6 @@
 """The chapter's worked example recomputed by hand, and docs/errata.md kept true."""
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -7,9 +8,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from engine import chapter
 from engine.chapter import (
     PRINTED,
     UNMASKED_WEIGHTS,
+    VOCAB,
     E,
     errata,
     errata_markdown,
@@ -83,7 +86,70 @@ def test_errata_lists_the_wrong_numbers_and_not_the_right_ones():
 
 def test_printed_tables_have_the_shapes_of_the_quantities(ex):
     assert PRINTED["weights"].values.shape == ex.weights.shape
-    assert E.shape == (6, 4)
+
+
+def test_the_vocabulary_and_embedding_table_are_the_chapter_s():
+    # transcribed from the chapter's set-up: token ids 0-5 and E (6 x 4), one row per token
+    assert VOCAB == ("我", "爱", "你", "I", "love", "you")
+    assert E.tolist() == [
+        [1.0, 0.0, 1.0, 0.0],
+        [0.0, 1.0, 0.0, 1.0],
+        [1.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 1.0],
+        [1.0, 0.0, 0.0, 1.0],
+        [0.0, 1.0, 1.0, 0.0],
+    ]
+
+
+def test_the_given_weights_before_masking_are_distributions_at_the_printed_precision():
+    # three printed numbers, each rounded to 0.001, so a row's sum is within 0.0015 of 1
+    np.testing.assert_allclose(UNMASKED_WEIGHTS.sum(axis=1), 1.0, atol=0.0015)
+    assert (UNMASKED_WEIGHTS > 0).all()
+
+
+def _hand_weight_1_2(ex) -> float:
+    """A[1, 2] the way the chapter computes it, every step at its printed precision."""
+    q, k = np.round(ex.q, 2), np.round(ex.k, 2)
+    scores = [round(round(float(q[1] @ k[j]), 2) / 2, 2) for j in range(3)]
+    exps = [round(math.exp(score), 2) for score in scores]
+    return exps[2] / round(sum(exps), 2)
+
+
+@pytest.mark.parametrize(
+    ("name", "index", "hand"),
+    [
+        # Q1 = [0.43, 1.77, 0.43, 1.77] and K1 = [1.77, 0.43, 1.77, 0.43] at 2 decimals:
+        # Q1·K1 = 3.0444 -> 3.04, / 2 = 1.52; the true score is 1.5072
+        ("scores", (1, 1), lambda ex: round(4 * 0.43 * 1.77, 2) / 2),
+        ("weights", (1, 2), _hand_weight_1_2),  # 0.361; the true weight is 0.3640
+        # A[0, 2] at 3 decimals times V[2, 1] at 2: 0.261 x 0.58 = 0.1514; true 0.1525
+        ("weighted_values_row0", (2, 1), lambda ex: round(ex.weights[0, 2], 3) * 0.58),
+    ],
+)
+def test_a_number_a_hand_calculation_at_the_chapter_s_precision_gets_is_no_erratum(
+    monkeypatch, ex, name, index, hand
+):
+    printed = PRINTED[name]
+    unit = 10.0**-printed.decimals
+    value = round(hand(ex), printed.decimals)
+    true = chapter._true_values(ex)[name][index]
+    assert abs(value - true) > unit / 2  # a wrong number...
+
+    def listed(number: float) -> bool:
+        values = printed.values.copy()
+        values[index] = number
+        monkeypatch.setitem(PRINTED, name, dataclasses.replace(printed, values=values))
+        return any((e.quantity, e.index) == (name, index) for e in errata())
+
+    assert not listed(value)  # ...that a careful calculation at the printed precision gets
+    assert listed(value + math.copysign(unit, value - true))  # one unit further: an erratum
+
+
+@pytest.mark.parametrize("make", [worked_example, lambda: PRINTED["q"], lambda: errata()[0]])
+def test_the_worked_example_and_its_errata_are_immutable(make):
+    item = make()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        item.section = "0"  # type: ignore[misc]
 
 
 def test_section_4_slips_that_even_the_chapter_s_own_inputs_contradict():
