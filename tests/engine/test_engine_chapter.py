@@ -142,6 +142,7 @@ def test_a_number_a_hand_calculation_at_the_chapter_s_precision_gets_is_no_errat
         return any((e.quantity, e.index) == (name, index) for e in errata())
 
     assert not listed(value)  # ...that a careful calculation at the printed precision gets
+    assert not listed(round(true, printed.decimals))  # nor is the true value, rounded
     assert listed(value + math.copysign(unit, value - true))  # one unit further: an erratum
 
 
