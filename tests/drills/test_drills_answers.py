@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 import pytest
-from drills_reference import BY_HAND, EXACT, PARAM_CASES, REFERENCE, case_id, multi_head
+from drills_reference import BY_HAND, EXACT, PARAM_CASES, REFERENCE, case_id, given, multi_head
 
 from quizsvc.drills import DRILL_KINDS, generate_variant
 from quizsvc.grading import grade_numeric
@@ -168,6 +168,7 @@ def test_masked_row_weights_are_zero_exactly_at_the_future_positions() -> None:
 
 
 def test_greedy_answer_is_a_unique_argmax_and_an_integer_word_or_eos() -> None:
+    answers = set()
     for seed in range(50):
         variant = generate_variant("greedy_next_token", seed)
         logits = variant.given[0].values[0]
@@ -175,6 +176,20 @@ def test_greedy_answer_is_a_unique_argmax_and_an_integer_word_or_eos() -> None:
         assert answer == int(answer) and answer >= 2  # not <pad> or <s>
         assert np.count_nonzero(logits == logits.max()) == 1
         assert variant.all_or_nothing and variant.tolerance.atol == 0
+        answers.add(int(answer))
+    assert 2 in answers and answers - {2}  # <eos> can be the next token, and so can words
+
+
+def test_greedy_prompt_names_the_tokens_generated_so_far() -> None:
+    variant = generate_variant("greedy_next_token", 0, {"generated": 2})
+    assert "“<s> I love”" in variant.prompt["en"] and "“<s> I love”" in variant.prompt["zh"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_teacher_forcing_targets_are_distinct_words_when_the_vocabulary_has_enough(seed) -> None:
+    # vocabulary <pad> <s> <eos> I love you: three words for three target positions
+    variant = generate_variant("teacher_forcing_loss", seed, {"target_length": 3})
+    assert sorted(given(variant, "target")[0].tolist()) == [3, 4, 5]
 
 
 def test_teacher_forcing_mean_loss_by_hand_example() -> None:

@@ -32,6 +32,30 @@ def test_the_defaults_are_the_chapters_sizes() -> None:
             assert defaults["n"] == 3, name
         if "d_model" in defaults:
             assert defaults["d_model"] == 4, name
+        if "vocab_size" in defaults:
+            assert defaults["vocab_size"] == 6, name  # 我 爱 你 I love you
+
+
+@pytest.mark.parametrize(
+    ("kind", "params", "field"),
+    [
+        ("embedding_positional", {"n": 4, "position": 3}, "position"),
+        ("score_row", {"position": 2}, "position"),
+        ("masked_row", {"n": 4, "position": 2}, "position"),
+        ("attention_output_row", {"position": 1}, "position"),
+        ("multi_head", {"part": "head_output", "head": 1}, "head"),
+        ("cross_attention_row", {"position": 3}, "position"),
+        ("teacher_forcing_loss", {"reduction": "position", "position": 2}, "position"),
+    ],
+)
+def test_a_position_or_head_that_passes_its_checks_is_kept(kind, params, field) -> None:
+    assert getattr(drill_param_models()[kind].model_validate(params), field) == params[field]
+
+
+def test_params_cannot_be_changed_once_validated() -> None:
+    params = drill_param_models()["projection"]()
+    with pytest.raises(ValidationError, match="frozen"):
+        params.n = 4
 
 
 REJECTED = [
@@ -77,6 +101,22 @@ REJECTED = [
     ("teacher_forcing_loss", {"vocab_size": 4}, "vocab_size", "greater than or equal to 5"),
     ("greedy_next_token", {"vocab_size": 9}, "vocab_size", "less than or equal to 8"),
     ("add_norm", {"n": 3}, "n", "Extra inputs"),
+    # integers written as integers, each kind of field
+    ("projection", {"d_model": "4"}, "d_model", "valid integer"),
+    ("projection", {"d_model": 4.0}, "d_model", "valid integer"),
+    ("score_row", {"position": "1"}, "position", "valid integer"),
+    ("embedding_positional", {"vocab_size": "6"}, "vocab_size", "valid integer"),
+    ("multi_head", {"n_heads": "2"}, "n_heads", "valid integer"),
+    ("multi_head", {"part": "head_output", "head": "1"}, "head", "valid integer"),
+    ("ffn_row", {"d_ff": "4"}, "d_ff", "valid integer"),
+    ("teacher_forcing_loss", {"vocab_size": "6"}, "vocab_size", "valid integer"),
+    ("teacher_forcing_loss", {"target_length": True}, "target_length", "valid integer"),
+    ("greedy_next_token", {"generated": "1"}, "generated", "valid integer"),
+    # the upper bounds that keep a drill small enough to compute by hand
+    ("embedding_positional", {"vocab_size": 9}, "vocab_size", "less than or equal to 8"),
+    ("multi_head", {"n_heads": 4}, "n_heads", "less than or equal to 3"),
+    ("teacher_forcing_loss", {"vocab_size": 9}, "vocab_size", "less than or equal to 8"),
+    ("greedy_next_token", {"generated": 4}, "generated", "less than or equal to 3"),
 ]
 
 

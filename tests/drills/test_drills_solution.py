@@ -57,6 +57,16 @@ def test_projection_steps_show_the_inputs_and_a_worked_row() -> None:
     close(variant.answer.values, x @ w)
 
 
+def test_projection_writes_out_row_0_of_x_against_every_column() -> None:
+    variant = generate_variant("projection", 6, {"which": "q", "n": 3})
+    x, w = given(variant, "X'"), given(variant, "W_q")
+    text = variant.solution[0].text
+    assert "Row 0 (“我”):" in text["en"] and "第 0 行（“我”）" in text["zh"]
+    for j in range(w.shape[1]):
+        line = next(ln for ln in text["en"].splitlines() if ln.startswith(f"- `Q[0][{j}] = "))
+        assert float(line.rstrip("`").rsplit("= ", 1)[1]) == pytest.approx(x[0] @ w[:, j], abs=5e-5)
+
+
 def test_score_row_steps_hold_q_k_and_the_dot_products() -> None:
     variant = generate_variant("score_row", 5, {"position": 2})
     step = variant.solution[0]
@@ -118,6 +128,30 @@ def test_multi_head_head_output_shows_only_that_head() -> None:
     assert {"Q2", "K2", "V2", "A2", "Out2"} <= names
     assert not names & {"Q1", "Out1", "Concat"}
     assert variant.answer.col_labels == ("d2", "d3")  # the head's columns of the concat
+    prompt = variant.prompt
+    assert "Compute Head 2 only: take Head 2: X'[:, 2:4], use Wq2, Wk2, Wv2 (2×2)" in prompt["en"]
+    assert "Write down its output Out2 (3×2)" in prompt["en"]
+    assert "只算 Head 2：取 Head 2: X'[:, 2:4]，用 Wq2、Wk2、Wv2（2×2）" in prompt["zh"]
+    assert "写出 Head 2 的输出 Out2（3×2）" in prompt["zh"]
+    first = variant.solution[0]
+    assert first.title == {"zh": "Head 2：Q、K、V", "en": "Head 2: Q, K, V"}
+    assert first.text == {
+        "zh": "取 X' 的第 2–3 维，分别乘以 Wq2、Wk2、Wv2。",
+        "en": "Take dimensions 2–3 of X' and multiply them by Wq2, Wk2 and Wv2.",
+    }
+    assert all(t.col_labels == ("d2", "d3") for t in first.tensors)  # X'2, Q2, K2, V2
+
+
+def test_multi_head_concat_projection_names_every_heads_slice() -> None:
+    variant = generate_variant("multi_head", 4, {"d_model": 6, "n_heads": 3})
+    slices = "Head 1: X'[:, 0:2], Head 2: X'[:, 2:4], Head 3: X'[:, 4:6]"
+    for lang in ("zh", "en"):
+        assert slices in variant.prompt[lang] and "`[Out1 | Out2 | Out3]`" in variant.prompt[lang]
+    titles = [step.title["en"] for step in variant.solution]
+    assert titles[:6] == [
+        f"Head {h}: {part}" for h in (1, 2, 3) for part in ("Q, K, V", "attention")
+    ]
+    assert "Take dimensions 4–5 of X'" in variant.solution[4].text["en"]
 
 
 def test_add_norm_shows_sum_mean_variance_and_normalized_row() -> None:
@@ -136,6 +170,34 @@ def test_ffn_shows_the_pre_activation_and_relu() -> None:
     close(solution_tensor(variant, "x × W1 + b1"), pre)
     close(solution_tensor(variant, "ReLU"), np.maximum(pre, 0))
     assert pre.min() < 0 < pre.max()  # ReLU has something to do
+
+
+def test_masked_row_says_which_positions_the_token_sees() -> None:
+    variant = generate_variant("masked_row", 0, {"n": 4, "position": 2})
+    mask = variant.solution[0]
+    assert mask.text["en"].startswith("“love” may only see <s>, I, love; the later positions")
+    assert mask.text["zh"].startswith("“love”只能看到 <s>、I、love；")
+
+
+@pytest.mark.parametrize(("n", "positions"), [(2, {0}), (3, {1}), (4, {1, 2})])
+def test_masked_row_draws_a_position_that_sees_some_but_not_all(n, positions) -> None:
+    # position 0 sees only itself and the last one masks nothing; with n = 2 only 0 is left
+    drawn = {
+        generate_variant("masked_row", seed, {"n": n}).params["position"] for seed in range(30)
+    }
+    assert drawn == positions
+
+
+def test_cross_attention_output_shows_each_weighted_value_and_their_sum() -> None:
+    variant = generate_variant("cross_attention_row", 3, {"n": 3, "position": 1})
+    q, k, v = given(variant, "q(I)")[0], given(variant, "K_enc"), given(variant, "V_enc")
+    scores = k @ q / math.sqrt(q.size)
+    weights = np.exp(scores) / np.exp(scores).sum()
+    terms = solution_tensor(variant, "A[j] × V_j")
+    close(terms, weights[:, None] * v)
+    close(terms.sum(axis=0), variant.answer.values[0])
+    written = " + ".join(f"{round(w, 3):g} × V{j}" for j, w in enumerate(weights))
+    assert f"`CrossAttn = {written}`" in variant.solution[-1].text["en"]
 
 
 def test_cross_attention_shows_scores_and_weights_over_the_source() -> None:

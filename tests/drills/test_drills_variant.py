@@ -128,6 +128,22 @@ def test_from_json_rejects_records_it_does_not_know() -> None:
         Variant.from_json(ragged)
 
 
+@pytest.mark.parametrize("kind", sorted(DRILL_KINDS))
+def test_a_kind_s_default_tolerance_is_what_its_default_variant_is_graded_with(kind) -> None:
+    assert generate_variant(kind, 0).tolerance == DRILL_KINDS[kind].default_tolerance
+
+
+def test_only_a_token_id_is_graded_all_or_nothing() -> None:
+    # a numeric answer earns credit per cell; a single id is right or wrong
+    graded_whole = {kind for kind in DRILL_KINDS if generate_variant(kind, 0).all_or_nothing}
+    assert graded_whole == {"greedy_next_token"}
+
+
+def test_drill_kinds_are_immutable() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        DRILL_KINDS["projection"].skill = "attention"  # type: ignore[misc]
+
+
 def test_variant_is_immutable() -> None:
     variant = generate_variant("ffn_row", 2)
     with pytest.raises(dataclasses.FrozenInstanceError):
