@@ -12,6 +12,7 @@ import pytest
 from drills_reference import BY_HAND, EXACT, PARAM_CASES, REFERENCE, case_id, given, multi_head
 
 from quizsvc.drills import DRILL_KINDS, generate_variant
+from quizsvc.drills.sampling import halves, tenths
 from quizsvc.grading import grade_numeric
 
 SEEDS = range(12)
@@ -125,6 +126,15 @@ def test_given_numbers_are_hand_friendly(case) -> None:
             scaled = tensor.values * multiplier
             assert np.allclose(scaled, np.round(scaled), rtol=0, atol=1e-9), (tensor.name, seed)
             assert np.abs(tensor.values).max() <= largest, (tensor.name, seed)
+
+
+def test_hand_friendly_numbers_reach_both_ends_of_their_range() -> None:
+    rng = np.random.default_rng(0)
+    tenth_steps = np.round(tenths(rng, (3000,), -1.0, 2.0) * 10)
+    assert set(tenth_steps.tolist()) == set(range(-10, 21))  # -1.0, -0.9, ..., 2.0
+    weights = np.concatenate([halves(rng, (4, 10)) for _ in range(20)], axis=1)
+    assert set(weights.ravel().tolist()) == {-1.0, -0.5, 0.0, 0.5, 1.0}
+    assert np.any(weights != 0, axis=0).all()  # no column left all zero
 
 
 def test_attention_weights_and_probabilities_given_add_up_to_one() -> None:

@@ -162,6 +162,12 @@ def test_add_norm_shows_sum_mean_variance_and_normalized_row() -> None:
     close(solution_tensor(variant, "σ²"), [[total.var()]])
     close(solution_tensor(variant, "√(σ² + ε)"), [[math.sqrt(total.var() + 1e-5)]])
     assert "ε = 1e-05" in variant.prompt["en"]
+    normalized = (total - total.mean()) / math.sqrt(total.var() + 1e-5)
+    close(solution_tensor(variant, "normalized"), normalized)
+    # each step shows the given numbers it uses: x and Sublayer(x) first, γ and β last
+    names = [[t.name for t in step.tensors] for step in variant.solution]
+    assert names[0] == ["x", "Sublayer(x)", "x + Sublayer(x)"]
+    assert names[-1] == ["γ", "β", "AddNorm"]
 
 
 def test_ffn_shows_the_pre_activation_and_relu() -> None:
