@@ -176,6 +176,9 @@ def test_ffn_shows_the_pre_activation_and_relu() -> None:
     close(solution_tensor(variant, "x × W1 + b1"), pre)
     close(solution_tensor(variant, "ReLU"), np.maximum(pre, 0))
     assert pre.min() < 0 < pre.max()  # ReLU has something to do
+    # each step shows the given numbers it uses: the first layer's, then the second's
+    names = [[t.name for t in step.tensors] for step in variant.solution]
+    assert names == [["x", "W1", "b1", "x × W1 + b1"], ["ReLU"], ["W2", "b2", "FFN(x)"]]
 
 
 def test_masked_row_says_which_positions_the_token_sees() -> None:

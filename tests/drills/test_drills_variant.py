@@ -170,6 +170,57 @@ def test_tensor_validates_its_shape_labels_and_values() -> None:
     )
 
 
+def test_steps_and_tensors_are_immutable() -> None:
+    tensor = Tensor("v", np.zeros((1, 1)), ("r",), ("c",))
+    step = Step(title={"zh": "题", "en": "t"}, text={"zh": "文", "en": "x"}, tensors=[tensor])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        tensor.name = "w"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        step.tensors = ()  # type: ignore[misc]
+    assert step.tensors == (tensor,)  # a list given becomes a tuple
+
+
+def test_a_step_checks_its_text_and_tensors() -> None:
+    title = {"zh": "题", "en": "t"}
+    with pytest.raises(ValueError, match="step text"):
+        Step(title=title, text={"en": "only English"})
+    with pytest.raises(TypeError, match="step tensors must be Tensor objects"):
+        Step(title=title, text=title, tensors=(np.zeros((1, 1)),))
+
+
+def test_a_variant_checks_what_it_holds_and_copies_its_params() -> None:
+    variant = generate_variant("softmax_row", 0)
+    tensor = variant.answer
+    with pytest.raises(TypeError, match="answer must be a Tensor"):
+        dataclasses.replace(variant, answer=tensor.values)
+    with pytest.raises(TypeError, match="heatmap must be a Tensor or None"):
+        dataclasses.replace(variant, heatmap=tensor.values)
+    with pytest.raises(TypeError, match="solution must hold Step objects"):
+        dataclasses.replace(variant, solution=[tensor])
+    with pytest.raises(TypeError, match="given tensors must be Tensor objects"):
+        dataclasses.replace(variant, given=[tensor.values])
+    params = {"n": 3}
+    copied = dataclasses.replace(variant, params=params, solution=list(variant.solution))
+    params["n"] = 4
+    assert copied.params == {"n": 3} and isinstance(copied.solution, tuple)
+
+
+def test_with_scoring_applies_a_question_s_tolerance_and_all_or_nothing() -> None:
+    variant = generate_variant("softmax_row", 0)
+    assert variant.with_scoring(None, False).tolerance == variant.tolerance
+    assert variant.with_scoring(Tolerance(atol=0.5), False).tolerance == Tolerance(atol=0.5)
+    assert variant.with_scoring(None, True).all_or_nothing
+    greedy = generate_variant("greedy_next_token", 0)  # the kind itself is all-or-nothing
+    assert greedy.with_scoring(None, False).all_or_nothing
+
+
+def test_a_stored_step_missing_a_key_is_a_value_error() -> None:
+    record = generate_variant("softmax_row", 0).to_json()
+    del record["solution"][0]["tensors"]
+    with pytest.raises(ValueError, match="step is missing tensors"):
+        Variant.from_json(record)
+
+
 def test_step_and_variant_require_both_languages() -> None:
     with pytest.raises(ValueError, match="zh"):
         Step(title={"en": "t"}, text={"zh": "z", "en": "e"})
