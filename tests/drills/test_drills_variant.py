@@ -128,6 +128,30 @@ def test_from_json_rejects_records_it_does_not_know() -> None:
         Variant.from_json(ragged)
 
 
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda r: r["answer"].pop("col_labels"), "tensor is missing col_labels"),
+        (lambda r: r["answer"].update(values=[1.0, 2.0]), "must be a list of rows"),
+        (lambda r: r["answer"].update(values="[[1.0]]"), "must be a list of rows"),
+        (lambda r: r["answer"]["values"][0].__setitem__(0, True), "expected a number"),
+        (lambda r: r["tolerance"].pop("rtol"), "tolerance is missing rtol"),
+        (lambda r: r.update(given=["X'"]), "tensor must be a mapping, got str"),
+    ],
+)
+def test_from_json_says_what_is_wrong_with_a_damaged_record(damage, message) -> None:
+    record = copy.deepcopy(generate_variant("softmax_row", 1).to_json())
+    damage(record)
+    with pytest.raises(ValueError, match=message):
+        Variant.from_json(record)
+
+
+def test_tensor_labels_are_strings_and_a_tensor_equals_only_tensors() -> None:
+    tensor = Tensor("v", np.zeros((1, 2)), (0,), (1, 2))
+    assert tensor.row_labels == ("0",) and tensor.col_labels == ("1", "2")
+    assert tensor != "v" and tensor != tensor.values.tolist()
+
+
 @pytest.mark.parametrize("kind", sorted(DRILL_KINDS))
 def test_a_kind_s_default_tolerance_is_what_its_default_variant_is_graded_with(kind) -> None:
     assert generate_variant(kind, 0).tolerance == DRILL_KINDS[kind].default_tolerance

@@ -1,0 +1,44 @@
+"""How the drills write numbers into prompts and worked solutions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from quizsvc.drills.text import dot_text, num, row, vector
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (1 / 3, "0.3333"),  # four decimals unless asked otherwise
+        (2.5, "2.5"),  # no trailing zeros
+        (3.0, "3"),
+        (-0.00001, "0"),  # never "-0"
+        (2.8e-17, "0"),  # float noise where exact arithmetic gives 0
+        (np.float32(0.25), "0.25"),
+        (math.inf, "∞"),
+        (-math.inf, "-∞"),
+    ],
+)
+def test_num_writes_a_number_for_prose(value, expected) -> None:
+    assert num(value) == expected
+
+
+def test_num_and_vector_take_the_digits_asked_for() -> None:
+    assert num(2 / 3, 2) == "0.67"
+    assert vector(np.array([[1 / 3, -0.5], [-math.inf, 0.0]])) == "[0.3333, -0.5, -∞, 0]"
+    assert vector([0.12345, 1.0], 3) == "[0.123, 1]"
+
+
+def test_dot_text_writes_every_product_and_the_sum() -> None:
+    assert dot_text(np.array([1.0, 0.2]), np.array([0.5, -1.0])) == "1×0.5 + 0.2×(-1) = 0.3"
+    assert dot_text(np.array([[1 / 3]]), np.array([3.0]), 2) == "0.3333×3 = 1"
+
+
+def test_row_is_a_one_row_tensor() -> None:
+    tensor = row("A", np.array([0.5, 0.5]), "I", ["我", "爱"])
+    assert tensor.shape == (1, 2) and tensor.row_labels == ("I",)
+    assert tensor.col_labels == ("我", "爱")
