@@ -112,6 +112,7 @@ REJECTED = [
     ("teacher_forcing_loss", {"vocab_size": "6"}, "vocab_size", "valid integer"),
     ("teacher_forcing_loss", {"target_length": True}, "target_length", "valid integer"),
     ("greedy_next_token", {"generated": "1"}, "generated", "valid integer"),
+    ("greedy_next_token", {"vocab_size": "6"}, "vocab_size", "valid integer"),
     # the upper bounds that keep a drill small enough to compute by hand
     ("embedding_positional", {"vocab_size": 9}, "vocab_size", "less than or equal to 8"),
     ("multi_head", {"n_heads": 4}, "n_heads", "less than or equal to 3"),

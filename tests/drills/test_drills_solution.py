@@ -140,6 +140,12 @@ def test_multi_head_head_output_shows_only_that_head() -> None:
         "en": "Take dimensions 2–3 of X' and multiply them by Wq2, Wk2 and Wv2.",
     }
     assert all(t.col_labels == ("d2", "d3") for t in first.tensors)  # X'2, Q2, K2, V2
+    assert variant.solution[1].text == {
+        "zh": "分数 `Q2 K2^T / √2`（√2 = 1.4142），逐行 Softmax 得权重，再乘以 V2。",
+        "en": "Scores `Q2 K2^T / √2` (√2 = 1.4142), a softmax per row for the weights, "
+        "then multiply by V2.",
+    }
+    assert variant.heatmap.col_labels == ("H2 我", "H2 爱", "H2 你")
 
 
 def test_multi_head_concat_projection_names_every_heads_slice() -> None:

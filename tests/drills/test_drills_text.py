@@ -36,6 +36,7 @@ def test_num_and_vector_take_the_digits_asked_for() -> None:
 def test_dot_text_writes_every_product_and_the_sum() -> None:
     assert dot_text(np.array([1.0, 0.2]), np.array([0.5, -1.0])) == "1×0.5 + 0.2×(-1) = 0.3"
     assert dot_text(np.array([[1 / 3]]), np.array([3.0]), 2) == "0.3333×3 = 1"
+    assert dot_text(np.array([1 / 3]), np.array([1.0])) == "0.3333×1 = 0.3333"
 
 
 def test_row_is_a_one_row_tensor() -> None:
