@@ -1,9 +1,10 @@
 """Parameters as plain dataclasses of arrays, and their initialisation.
 
 Row-vector convention, as in the chapter: a linear layer is `y = x @ w + b` with `w` of shape
-(d_in, d_out). (PyTorch stores the transpose; see `engine.torch_weights`.) The weights made here
-and by `engine.torch_weights` are column-major in memory, i.e. laid out as PyTorch's (d_out, d_in)
-rows, which decoding reads fastest (`engine.layers.FEW_ROWS`); any layout computes the same.
+(d_in, d_out). (PyTorch stores the transpose; see `engine.torch_weights`.) The weight matrices
+made here and by `engine.torch_weights` are column-major in memory, i.e. laid out as PyTorch's
+(d_out, d_in) rows, which decoding reads fastest (`engine.layers.FEW_ROWS`); any layout computes
+the same.
 """
 
 from __future__ import annotations

@@ -187,6 +187,7 @@ def transformer_from_torch(
         extra["b_out"] = (b_out, (config.tgt_vocab_size,))
     arrays = _Reader({name: array for name, (array, _) in extra.items()}, config.np_dtype)
     converted = {name: arrays.get(name, shape) for name, (_, shape) in extra.items()}
+    converted["w_out"] = converted["w_out"].copy(order="F")  # as every weight matrix here
     return TransformerParams(
         encoder_layers=encoder_layers,
         decoder_layers=decoder_layers,

@@ -223,6 +223,7 @@ def test_whole_nn_transformer_state_dict_with_final_norms():
     y = torch_add_norm(y, [[0.0] * D for _ in y], sd, p + "decoder.norm.")
     expected = [naive.vec_mat(r, w_out.tolist(), b_out.tolist()) for r in y]
     np.testing.assert_allclose(logits, expected, rtol=1e-10, atol=1e-12)
+    assert params.w_out.flags.f_contiguous and not np.shares_memory(params.w_out, w_out)
 
 
 def test_loading_errors_name_the_problem():
