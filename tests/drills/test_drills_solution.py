@@ -9,6 +9,7 @@ import pytest
 from drills_reference import PARAM_CASES, case_id, given
 
 from quizsvc.drills import DRILL_KINDS, Variant, generate_variant
+from quizsvc.drills.text import vector
 
 CASES = [pytest.param(case, id=case_id(case)) for case in PARAM_CASES]
 
@@ -242,6 +243,21 @@ def test_greedy_shows_the_probabilities() -> None:
     logits = given(variant, "logits")
     probs = solution_tensor(variant, "p")
     close(probs, np.exp(logits) / np.exp(logits).sum())
+    # weights and probabilities are written with 3 decimals, as the chapter prints them
+    assert vector(probs, 3) in variant.solution[0].text["en"]
+
+
+def test_the_softmax_steps_write_e_to_the_score_and_the_weights_as_the_chapter_does() -> None:
+    variant = generate_variant("softmax_row", 2)
+    scores = given(variant, "scores")[0]
+    exps, weights = np.exp(scores), np.exp(scores) / np.exp(scores).sum()
+    rounded = ", ".join(f"{round(e, 4):g}" for e in exps)
+    assert (
+        f"`e^score` = `[{rounded}]`, summing to `Σ = {round(exps.sum(), 4):g}`"
+        in (variant.solution[0].text["en"])
+    )
+    three = ", ".join(f"{round(w, 3):g}" for w in weights)
+    assert variant.solution[1].text["en"].endswith(f"the weights add up to 1: `[{three}]`.")
 
 
 @pytest.mark.parametrize("kind", sorted(DRILL_KINDS))
