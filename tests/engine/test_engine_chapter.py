@@ -20,6 +20,7 @@ from engine.chapter import (
     worked_example,
 )
 from quizsvc.cli import main
+from quizsvc.worked_example import format_matrix
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -180,3 +181,18 @@ def test_cli_prints_the_worked_example_and_the_errata():
     assert "0.426" in result.output  # the true Q[1, 0], not the chapter's 1.43
     errata_result = CliRunner().invoke(main, ["chapter", "--errata"])
     assert errata_result.output == errata_markdown()
+    assert result.output.rstrip().endswith(
+        "Numbers that differ from the chapter's printed ones: docs/errata.md"
+    )
+
+
+def test_the_terminal_table_lines_up_columns_under_chinese_labels():
+    # a CJK character takes two terminal columns: labels are padded to the widest plus two,
+    # each number right-aligned in 8 columns (decimals + 5 when wider), 3 decimals by default
+    table = format_matrix(np.array([[1.0, -0.5], [0.25, 2.0]]), ["我", "I"], ["d=0", "d=1"])
+    assert table.splitlines() == [
+        "         d=0     d=1",
+        "我     1.000  -0.500",
+        "I      0.250   2.000",
+    ]
+    assert format_matrix(np.array([[1 / 3]]), ["爱"], decimals=4) == "爱     0.3333"
