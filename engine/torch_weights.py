@@ -59,6 +59,12 @@ class _Reader:
             raise StateDictError(f"unexpected keys: {', '.join(unexpected)}")
 
 
+def _engine_weight(torch_weight: Array) -> Array:
+    """PyTorch's (out, in) weight as the engine's (in, out) one: its transpose, copied so that it
+    keeps PyTorch's memory layout (column-major to the engine, see `engine.params`)."""
+    return torch_weight.T.copy(order="F")
+
+
 def _attention(r: _Reader, prefix: str, d: int) -> AttentionParams:
     if r.has(prefix + "in_proj_weight"):
         w_q, w_k, w_v = np.split(r.get(prefix + "in_proj_weight", (3 * d, d)), 3)
@@ -67,10 +73,10 @@ def _attention(r: _Reader, prefix: str, d: int) -> AttentionParams:
     in_bias = r.optional(prefix + "in_proj_bias", (3 * d,))
     b_q, b_k, b_v = np.split(in_bias, 3) if in_bias is not None else (None, None, None)
     return AttentionParams(
-        w_q=w_q.T.copy(order="F"),
-        w_k=w_k.T.copy(order="F"),
-        w_v=w_v.T.copy(order="F"),
-        w_o=r.get(prefix + "out_proj.weight", (d, d)).T.copy(order="F"),
+        w_q=_engine_weight(w_q),
+        w_k=_engine_weight(w_k),
+        w_v=_engine_weight(w_v),
+        w_o=_engine_weight(r.get(prefix + "out_proj.weight", (d, d))),
         b_q=b_q,
         b_k=b_k,
         b_v=b_v,
@@ -84,9 +90,9 @@ def _norm(r: _Reader, prefix: str, d: int) -> LayerNormParams:
 
 def _feed_forward(r: _Reader, prefix: str, d: int, d_ff: int) -> FeedForwardParams:
     return FeedForwardParams(
-        w_1=r.get(prefix + "linear1.weight", (d_ff, d)).T.copy(order="F"),
+        w_1=_engine_weight(r.get(prefix + "linear1.weight", (d_ff, d))),
         b_1=r.get(prefix + "linear1.bias", (d_ff,)),
-        w_2=r.get(prefix + "linear2.weight", (d, d_ff)).T.copy(order="F"),
+        w_2=_engine_weight(r.get(prefix + "linear2.weight", (d, d_ff))),
         b_2=r.get(prefix + "linear2.bias", (d,)),
     )
 
