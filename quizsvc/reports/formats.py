@@ -48,7 +48,8 @@ def iso_utc(at: datetime | None) -> str:
 
 def number_text(value: float | int | None, *, decimals: int | None = None) -> str:
     """A number as a CSV cell: ``repr`` (shortest exact form, ``1.0``, ``0.625``), after
-    rounding to ``decimals`` places if given; "" for None; ``inf``/``-inf``."""
+    rounding to ``decimals`` places if given; "" for None and NaN; ``inf``/``-inf`` (their
+    ``repr``)."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -58,8 +59,6 @@ def number_text(value: float | int | None, *, decimals: int | None = None) -> st
     value = float(value)
     if math.isnan(value):
         return ""
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
     if decimals is not None:
         value = round(value, decimals) + 0.0  # + 0.0 turns -0.0 into 0.0
     return repr(value)

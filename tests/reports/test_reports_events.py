@@ -190,3 +190,15 @@ def test_a_download_abandoned_after_one_chunk_closes_both_cursors_at_once(
         assert len(open_cursors) == 2
         chunks.close()  # what a WSGI server does when the client goes away
         assert not open_cursors
+
+
+def test_at_the_same_instant_a_drill_event_comes_before_a_quiz_event(seeder, sessions, bank):
+    # the quiz answer's id (1) is lower than the second submission's (2): the kind decides
+    ivy = seeder.user("ivy")
+    variant = seeder.variant(ivy, "d-scores", 1, 1)
+    seeder.submit(ivy, variant, 0.5, 3)
+    seeder.submit(ivy, variant, 1.0, 5)
+    seeder.choose(ivy, "q-single", ["B"], 1.0, 5)
+    with sessions() as session:
+        order = [(e.event, e.event_id, e.at.minute) for e in iter_events(session, bank)]
+    assert order == [("drill", 1, 3), ("drill", 2, 5), ("quiz", 1, 5)]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from quizsvc.reports.formats import (
@@ -28,8 +30,18 @@ def test_numbers():
     assert number_text(0.1 + 0.2, decimals=10) == "0.3"
     assert number_text(-1e-12, decimals=10) == "0.0"
     assert [number_text(float(x)) for x in ("inf", "-inf", "nan")] == ["inf", "-inf", ""]
+    assert [number_text(float(x), decimals=10) for x in ("inf", "-inf", "nan")] == [
+        "inf", "-inf", "",
+    ]  # fmt: skip
     with pytest.raises(TypeError):
         number_text(True)
+
+
+def test_any_real_number_is_written_as_a_float():
+    assert number_text(np.float64(0.625)) == "0.625"
+    assert number_text(np.float32(0.5)) == "0.5"
+    assert number_text(Fraction(1, 8)) == "0.125"
+    assert number_text(Fraction(1, 3), decimals=10) == "0.3333333333"
 
 
 def test_times_are_utc_with_a_z():
@@ -41,6 +53,18 @@ def test_times_are_utc_with_a_z():
     assert iso_utc(None) == ""
     with pytest.raises(ValueError):
         iso_utc(datetime(2026, 11, 30, 9, 0))
+
+
+class NoOffset(tzinfo):
+    """A time zone that cannot say its offset: the datetime is naive in effect."""
+
+    def utcoffset(self, dt):
+        return None
+
+
+def test_a_time_zone_without_an_offset_is_refused_like_none():
+    with pytest.raises(ValueError, match="naive"):
+        iso_utc(datetime(2026, 11, 30, 9, 0, tzinfo=NoOffset()))
 
 
 def test_json_has_no_nan_or_infinity_tokens_and_one_line():

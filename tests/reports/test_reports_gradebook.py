@@ -135,6 +135,16 @@ def test_drills_alone_do_not_start_the_chapter_and_one_answer_does(seeder, sessi
     assert row.total == 0.0  # one wrong answer: started, and 0 of 4 points
 
 
+def test_numbers_are_written_to_ten_decimal_places(seeder, sessions, bank):
+    # q-multi (2 of the chapter's 4 points) at a third: total (2 x 1/3) / 4 = 1/6
+    fay = seeder.user("fay")
+    seeder.choose(fay, "q-multi", ["a"], 1 / 3, 1)
+    with sessions() as session:
+        (cells,) = gradebook_rows(session, bank)
+    assert cells[HEADER.index("q-multi")] == "0.3333333333"
+    assert cells[HEADER.index("total")] == "0.1666666667"
+
+
 def test_the_reports_take_a_fixed_number_of_queries(seeded, engine, sessions, bank):
     """No query per student or per question (a BEGIN is not counted)."""
     from quizsvc.reports import item_statistics, student_report

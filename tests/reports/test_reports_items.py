@@ -123,6 +123,26 @@ def test_pearson():
     assert pearson([1, 2, 3], [7, 7, 7]) is None
 
 
+def test_pearson_refuses_samples_of_different_lengths_however_short():
+    with pytest.raises(ValueError, match="same length"):
+        pearson([0.5], [1.0, 2.0])
+    with pytest.raises(ValueError, match="same length"):
+        pearson([], [1.0])
+
+
+def test_pearson_stays_within_plus_minus_one_despite_rounding():
+    # unclamped, sxy / sqrt(sxx syy) is 1.0000000000000002 for these two students
+    xs, ys = [0.7, 0.9], [0.7 * 0.2, 0.9 * 0.2]
+    assert pearson(xs, ys) == 1.0
+    assert pearson(xs, [-y for y in ys]) == -1.0
+
+
+def test_pearson_of_a_spread_too_small_to_square_is_none():
+    # (5e-201)² underflows to 0: no variance left to divide by
+    assert pearson([0.0, 1e-200], [0.0, 1.0]) is None
+    assert pearson([0.0, 1.0], [0.0, 1e-200]) is None
+
+
 def test_the_table_has_a_line_per_item(seeded, session, bank):
     table = format_item_table(item_statistics(session, bank))
     lines = table.splitlines()
@@ -133,3 +153,15 @@ def test_the_table_has_a_line_per_item(seeded, session, bank):
         "q-single", "single_choice", "1", "3", "4", "0.667", "66.7%", "44.6%",
     ]  # fmt: skip
     assert lines[6].split() == ["d-scores-2", "score_row", "1", "0", "0", "-", "-", "-"]
+
+
+def test_the_table_left_aligns_the_names_and_right_aligns_the_numbers():
+    stats = [
+        ItemStats("q1", "single_choice", None, 1.0, 12, 15, 0.5, 50.0, 12.5),
+        ItemStats("drill-long-id", "drill", "score_row", 2.5, 3, 100, None, None, None),
+    ]
+    assert format_item_table(stats).splitlines() == [
+        "question       type           points  students  attempts   mean  facility  discr.",
+        "q1             single_choice       1        12        15  0.500     50.0%   12.5%",
+        "drill-long-id  score_row         2.5         3       100      -         -       -",
+    ]
