@@ -83,3 +83,22 @@ def test_a_student_who_did_nothing(seeded, session, bank):
 def test_an_unknown_user_is_not_found(seeded, session, bank):
     with pytest.raises(NotFound):
         student_report(session, bank, 10_000)
+
+
+def test_the_history_holds_the_latest_submissions_up_to_the_limit(seeded, session, bank):
+    ada = [h.submission_id for h in student_report(session, bank, seeded.ada).drill_history]
+    assert ada == [seeded.drill[2], seeded.drill[1], seeded.drill[0]]
+    one = student_report(session, bank, seeded.ada, history_limit=1).drill_history
+    assert [h.submission_id for h in one] == [seeded.drill[2]]
+    assert student_report(session, bank, seeded.ada, history_limit=0).drill_history == ()
+
+
+def test_by_default_the_history_stops_at_twenty(seeder, sessions, bank):
+    kim = seeder.user("kim")
+    submissions = []
+    for v in range(7):  # three attempts per variant
+        variant = seeder.variant(kim, "d-scores", v, 3 * v)
+        submissions += [seeder.submit(kim, variant, 0.5, 3 * v + i) for i in range(3)]
+    with sessions() as session:
+        history = student_report(session, bank, kim).drill_history
+    assert [h.submission_id for h in history] == submissions[::-1][:20]
