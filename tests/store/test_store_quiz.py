@@ -344,3 +344,63 @@ def test_a_review_dates_the_skill_by_the_learner_s_answer_not_the_review(
     )
     (scaling,) = progress_for(session, learner)
     assert scaling.last_activity == T0
+
+
+@pytest.mark.parametrize(
+    ("overrides", "error", "message"),
+    [
+        ({"question_id": ""}, ValueError, "question_id must be a non-empty str"),
+        ({"question_id": "q" * 101}, ValueError, "question_id is longer than 100"),
+        ({"content_version": ""}, ValueError, "content_version must be a non-empty str"),
+        ({"content_version": "v" * 129}, ValueError, "content_version is longer than 128"),
+        ({"choices": "a"}, TypeError, "choices must be a sequence of choice ids"),
+        ({"choices": ["a", 2]}, TypeError, "choices must be a sequence of choice ids"),
+        ({"score": 1.5}, ValueError, "score must be between 0 and 1"),
+        ({"score": float("nan")}, ValueError, "score must be between 0 and 1"),
+        ({"score": True}, TypeError, "score must be a number"),
+        ({"suggested_score": -0.25}, ValueError, "suggested_score must be between 0 and 1"),
+        ({"skill": ""}, ValueError, "skill must be a non-empty str"),
+        ({"skill": "s" * 101}, ValueError, "skill is longer than 100"),
+        ({"now": T0.replace(tzinfo=None)}, ValueError, "now must be timezone-aware"),
+    ],
+    ids=repr,
+)
+def test_bad_choice_answers_are_refused_and_nothing_is_stored(
+    session, learner, overrides, error, message
+):
+    arguments = {"choices": ["a"], "score": 1.0, "suggested_score": None, "skill": "scaling"}
+    arguments |= overrides
+    choices, score = arguments.pop("choices"), arguments.pop("score")
+    with pytest.raises(error, match=message):
+        choose(session, learner, "k", choices, score, **arguments)
+    session.rollback()
+    assert session.scalar(select(func.count()).select_from(QuizAnswer)) == 0
+    assert progress_for(session, learner) == []
+
+
+def test_an_open_answer_must_be_text(session, learner):
+    with pytest.raises(TypeError, match="text must be a str, got int"):
+        write_open(session, learner, text=5)
+    session.rollback()
+    assert session.scalar(select(func.count()).select_from(QuizAnswer)) == 0
+
+
+def test_values_at_the_limits_are_stored(session, learner):
+    result = choose(
+        session,
+        learner,
+        "k" * 128,
+        ("a", "c"),  # any sequence of ids: stored as a list
+        0.0,
+        question_id="q" * 100,
+        content_version="v" * 128,
+        skill="s" * 100,
+    )
+    stored = session.get(QuizAnswer, result.answer_id)
+    assert (stored.question_id, stored.choices, stored.score) == ("q" * 100, ["a", "c"], 0.0)
+    assert (progress_for(session, learner)[0].skill, result.replayed) == ("s" * 100, False)
+    again = choose(
+        session, learner, "k" * 128, ("a", "c"), 0.0, question_id="q" * 100,
+        content_version="v" * 128, skill="s" * 100,
+    )  # fmt: skip
+    assert (again.answer_id, again.replayed) == (result.answer_id, True)

@@ -242,6 +242,10 @@ def test_a_nan_answer_is_refused_before_anything_is_written(session, learner, is
         ("raw_score", float("nan"), ValueError),
         ("idempotency_key", "", ValueError),
         ("idempotency_key", "x" * 129, ValueError),
+        ("raw_score", True, TypeError),
+        ("raw_score", "1", TypeError),
+        ("answer_text", 1, TypeError),
+        ("answer_text", None, TypeError),
     ],
 )
 def test_bad_arguments_are_refused(session, learner, issue, field, value, error):
@@ -258,6 +262,8 @@ def test_bad_arguments_are_refused(session, learner, issue, field, value, error)
     }
     with pytest.raises(error):
         record_submission(session, **arguments)
+    session.rollback()
+    assert count(session, Submission) == 0 and attempts_used(session, variant.id) == 0
 
 
 def test_a_naive_time_is_refused(session, learner, issue):
