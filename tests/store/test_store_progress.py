@@ -213,3 +213,16 @@ def test_sqlite_connections_get_wal_foreign_keys_and_a_busy_timeout(sqlite_engin
         assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert connection.execute(text("PRAGMA foreign_keys")).scalar() == 1
         assert connection.execute(text("PRAGMA busy_timeout")).scalar() == 30_000
+
+
+def test_recent_history_stops_at_its_limit_twenty_by_default(session, learner, issue):
+    at = T0
+    for v in range(7):  # three attempts each: 21 submissions
+        variant = issue(learner, attempts_allowed=3)
+        for attempt in range(3):
+            submit(session, learner, variant.id, f"{v}-{attempt}", 0.0, at)
+            at += timedelta(minutes=1)
+    assert [e.record_id for e in recent_history(session, learner)] == list(range(21, 1, -1))
+    assert [e.record_id for e in recent_history(session, learner, limit=1)] == [21]
+    assert recent_history(session, learner, limit=0) == []
+    assert recent_history(session, learner, limit=-5) == []

@@ -23,6 +23,7 @@ from quizsvc.store import (
     progress_for,
     record_quiz_answer,
     record_review,
+    record_submission,
 )
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # as in conftest.py
@@ -404,3 +405,38 @@ def test_values_at_the_limits_are_stored(session, learner):
         content_version="v" * 128, skill="s" * 100,
     )  # fmt: skip
     assert (again.answer_id, again.replayed) == (result.answer_id, True)
+
+
+def test_a_correction_recomputes_from_the_learner_s_own_drills_and_answers_on_the_skill(
+    session, learner, other_learner, instructor, issue
+):
+    def submit(who, variant, key, raw_score, at):
+        record_submission(
+            session, learner_id=who, variant_id=variant.id, idempotency_key=key,
+            answer_text=key, parsed_value=[[raw_score]], raw_score=raw_score, cells=[], now=at,
+        )  # fmt: skip
+
+    scaling, other = issue(learner, skill="scaling"), issue(learner, skill="other")
+    submit(learner, scaling, "d1", 0.5, T0)  # submission 1
+    answer = write_open(session, learner, skill="scaling", now=T0 + timedelta(minutes=1))
+    submit(learner, scaling, "d2", 0.0, T0 + timedelta(minutes=1))  # submission 2, same instant
+    submit(learner, other, "d3", 1.0, T0 + timedelta(minutes=2))  # another skill
+    submit(other_learner, issue(other_learner, skill="scaling"), "d4", 1.0, T0)  # another learner
+    first = record_review(
+        session, answer_id=answer.answer_id, reviewer_id=instructor, confirmed_score=0.5
+    )
+    record_review(
+        session,
+        answer_id=answer.answer_id,
+        reviewer_id=instructor,
+        confirmed_score=1.0,
+        seen_review_id=first.review_id,
+        now=T0 + timedelta(hours=1),
+    )
+    progress = {p.skill: p for p in progress_for(session, learner)}
+    # ada's scaling work in time order, a drill before an answer at the same instant:
+    # 0.5, 0.0 (second try: 0.0 - 0.1 penalty, floored), 1.0 (corrected) -> 0.25, 0.125, 0.5625
+    line = progress["scaling"]
+    assert (line.attempts, line.best_score, line.last_score, line.mastery) == (3, 1.0, 1.0, 0.5625)
+    assert line.last_activity == T0 + timedelta(minutes=1)  # the answer's time, not the review's
+    assert (progress["other"].attempts, progress["other"].mastery) == (1, 0.5)
