@@ -440,3 +440,39 @@ def test_a_correction_recomputes_from_the_learner_s_own_drills_and_answers_on_th
     assert (line.attempts, line.best_score, line.last_score, line.mastery) == (3, 1.0, 1.0, 0.5625)
     assert line.last_activity == T0 + timedelta(minutes=1)  # the answer's time, not the review's
     assert (progress["other"].attempts, progress["other"].mastery) == (1, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "error", "message"),
+    [
+        ({"confirmed_score": 1.25}, ValueError, "confirmed_score must be between 0 and 1"),
+        ({"confirmed_score": None}, TypeError, "confirmed_score must be a number"),
+        ({"suggested_score": -0.5}, ValueError, "suggested_score must be between 0 and 1"),
+        ({"suggested_score": "0.5"}, TypeError, "suggested_score must be a number"),
+        ({"comment": None}, TypeError, "comment must be a str"),
+        ({"reviewer_id": 999}, NotFound, "no user with id 999"),
+        ({"answer_id": 999}, NotFound, "no quiz answer with id 999"),
+        ({"now": T0.replace(tzinfo=None)}, ValueError, "now must be timezone-aware"),
+    ],
+    ids=repr,
+)
+def test_bad_reviews_are_refused_and_the_answer_still_waits(
+    session, learner, instructor, overrides, error, message
+):
+    answer = write_open(session, learner, suggested_score=0.5, skill="scaling")
+    arguments = {"answer_id": answer.answer_id, "reviewer_id": instructor, "confirmed_score": 1.0}
+    with pytest.raises(error, match=message):
+        record_review(session, **(arguments | overrides))
+    session.rollback()
+    assert session.scalar(select(func.count()).select_from(OpenAnswerReview)) == 0
+    assert [a.answer_id for a in answers_awaiting_review(session)] == [answer.answer_id]
+    assert progress_for(session, learner) == []
+
+
+def test_the_review_queue_holds_the_oldest_fifty_by_default(session, learner):
+    answers = [
+        write_open(session, learner, key=f"k{i}", now=T0 + timedelta(minutes=i)).answer_id
+        for i in range(51)
+    ]
+    assert [a.answer_id for a in answers_awaiting_review(session)] == answers[:50]
+    assert [a.answer_id for a in answers_awaiting_review(session, limit=2)] == answers[:2]
