@@ -12,7 +12,10 @@ from quizsvc.store import (
     authenticate,
     change_password,
     create_user,
+    issue_api_token,
     list_users,
+    set_password,
+    user_by_api_token,
     verify_password,
 )
 
@@ -109,3 +112,64 @@ def test_a_display_name_no_database_can_store_is_refused(session, display_name):
 def test_a_login_name_no_database_can_store_names_nobody(session):
     create_user(session, name="ada", role="student", password="analytical engine")
     assert authenticate(session, "ada\x00", "analytical engine") is None
+
+
+def test_display_names_have_1_to_200_characters_after_trimming(session):
+    ada = create_user(
+        session, name="ada", role="student", password="long enough", display_name=" A" + "a" * 199
+    )
+    assert ada.display_name == "A" + "a" * 199
+    for display_name in ("b" * 201, "   ", ""):
+        with pytest.raises(InvalidUser, match="1 to 200 characters"):
+            create_user(
+                session, name="bob", role="student", password="long enough",
+                display_name=display_name,
+            )  # fmt: skip
+    assert [u.name for u in list_users(session)] == ["ada"]
+
+
+def test_passwords_have_at_most_1024_characters(session):
+    create_user(session, name="ada", role="student", password="p" * 1024)
+    assert authenticate(session, "ada", "p" * 1024).name == "ada"
+    with pytest.raises(InvalidPassword, match="longer than 1024"):
+        create_user(session, name="bob", role="student", password="p" * 1025)
+    assert [u.name for u in list_users(session)] == ["ada"]
+
+
+def test_a_password_that_is_not_a_string_or_a_missing_hash_never_verifies(session):
+    ada = create_user(session, name="ada", role="student", password="analytical engine")
+    assert verify_password(ada.password_hash, "analytical engine") is True
+    assert verify_password(ada.password_hash, None) is False
+    assert verify_password(ada.password_hash, b"analytical engine") is False
+    assert verify_password("", "analytical engine") is False
+    assert verify_password(None, "analytical engine") is False
+
+
+def test_an_api_token_finds_its_user_until_a_new_one_replaces_it(session):
+    create_user(session, name="ada", role="student", password="analytical engine")
+    create_user(session, name="bob", role="student", password="analytical engine")
+    first = issue_api_token(session, "ada")
+    assert len(first) >= 43 and first != issue_api_token(session, "bob")
+    assert user_by_api_token(session, first).name == "ada"
+    second = issue_api_token(session, "ada")
+    assert user_by_api_token(session, second).name == "ada"
+    assert user_by_api_token(session, first) is None
+    assert user_by_api_token(session, "") is None
+    assert user_by_api_token(session, second + "x") is None
+    assert first not in {u.api_token_hash for u in list_users(session)}  # only a digest
+    with pytest.raises(InvalidUser, match="no user named 'nobody'"):
+        issue_api_token(session, "nobody")
+
+
+def test_an_administrator_sets_a_password_without_the_old_one(session):
+    create_user(session, name="ada", role="student", password="analytical engine")
+    set_password(session, "ada", "difference engine")
+    session.expire_all()
+    assert authenticate(session, "ada", "analytical engine") is None
+    assert authenticate(session, "ada", "difference engine").name == "ada"
+    with pytest.raises(InvalidPassword, match="too short"):
+        set_password(session, "ada", "short")
+    with pytest.raises(InvalidUser, match="no user named 'nobody'"):
+        set_password(session, "nobody", "long enough")
+    session.expire_all()
+    assert authenticate(session, "ada", "difference engine").name == "ada"
