@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 
 import pytest
 from sqlalchemy import func, select
@@ -266,10 +266,20 @@ def test_bad_arguments_are_refused(session, learner, issue, field, value, error)
     assert count(session, Submission) == 0 and attempts_used(session, variant.id) == 0
 
 
+class NoOffset(tzinfo):
+    """A time zone that cannot say its offset: naive in effect."""
+
+    def utcoffset(self, dt):
+        return None
+
+
 def test_a_naive_time_is_refused(session, learner, issue):
     variant = issue(learner)
     with pytest.raises(ValueError, match="timezone-aware"):
         submit(session, learner, variant.id, "k", now=T0.replace(tzinfo=None))
+    with pytest.raises(ValueError, match="timezone-aware"):
+        submit(session, learner, variant.id, "k", now=T0.replace(tzinfo=NoOffset()))
+    assert count(session, Submission) == 0
 
 
 def test_a_real_variant_is_stored_whole_and_rebuilt_without_drill_code(session, learner, issue):

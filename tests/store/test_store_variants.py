@@ -112,7 +112,7 @@ def test_loading_a_missing_or_someone_elses_variant_is_refused(
 
 
 def test_variant_submissions_are_that_variants_own_first_attempt_first(session, learner, issue):
-    first, second = issue(learner), issue(learner)
+    first, second = issue(learner, attempts_allowed=3), issue(learner, attempts_allowed=5)
 
     def submit(variant_id: int, key: str, raw_score: float) -> int:
         return record_submission(
