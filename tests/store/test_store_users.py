@@ -16,6 +16,7 @@ from quizsvc.store import (
     list_users,
     set_password,
     user_by_api_token,
+    user_by_id,
     verify_password,
 )
 
@@ -92,7 +93,7 @@ def test_a_user_changes_their_own_password_only_with_the_current_one(session):
     session.expire_all()
     assert authenticate(session, "ada", "analytical engine") is not None
 
-    change_password(session, ada.id, "analytical engine", "a new password")
+    assert change_password(session, ada.id, "analytical engine", "a new password").id == ada.id
     session.expire_all()
     assert authenticate(session, "ada", "analytical engine") is None
     assert authenticate(session, "ada", "a new password").name == "ada"
@@ -173,3 +174,9 @@ def test_an_administrator_sets_a_password_without_the_old_one(session):
         set_password(session, "nobody", "long enough")
     session.expire_all()
     assert authenticate(session, "ada", "difference engine").name == "ada"
+
+
+def test_a_user_by_id(session):
+    ada = create_user(session, name="ada", role="student", password="analytical engine")
+    assert user_by_id(session, ada.id).name == "ada"
+    assert user_by_id(session, ada.id + 1) is None
