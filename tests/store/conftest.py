@@ -15,10 +15,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from quizsvc.store import (
     Base,
     IssuedVariant,
+    SubmissionResult,
     User,
     hash_password,
     issue_variant,
     make_engine,
+    record_submission,
 )
 
 PASSWORD = "correct horse"
@@ -102,3 +104,26 @@ def issue(session_factory: sessionmaker[Session]) -> Callable[..., IssuedVariant
             return issue_variant(session, learner_id=learner_id, **arguments)
 
     return issue
+
+
+@pytest.fixture
+def submit(session_factory: sessionmaker[Session]) -> Callable[..., SubmissionResult]:
+    """Record a graded drill answer (its text is its idempotency key) in a session of its own."""
+
+    def submit(
+        learner_id: int, variant_id: int, key: str, raw_score: float, now: datetime = T0
+    ) -> SubmissionResult:
+        with session_factory() as session:
+            return record_submission(
+                session,
+                learner_id=learner_id,
+                variant_id=variant_id,
+                idempotency_key=key,
+                answer_text=key,
+                parsed_value=[[raw_score]],
+                raw_score=raw_score,
+                cells=[],
+                now=now,
+            )
+
+    return submit

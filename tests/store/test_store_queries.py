@@ -8,7 +8,6 @@ from quizsvc.store import (
     latest_quiz_answers,
     record_quiz_answer,
     record_review,
-    record_submission,
     unfinished_variants,
 )
 
@@ -31,20 +30,6 @@ def answer(session, learner, key, question_id, *, choices=None, text=None, score
         score=score,
         now=minutes(at),
     ).answer_id
-
-
-def submit(session, learner, variant_id, key, raw_score, at=0):
-    record_submission(
-        session,
-        learner_id=learner,
-        variant_id=variant_id,
-        idempotency_key=key,
-        answer_text=key,
-        parsed_value=[[raw_score]],
-        raw_score=raw_score,
-        cells=[],
-        now=minutes(at),
-    )
 
 
 def test_latest_quiz_answers_are_each_questions_newest_with_its_latest_review(
@@ -87,17 +72,17 @@ def test_latest_quiz_answers_are_each_questions_newest_with_its_latest_review(
 
 
 def test_unfinished_variants_are_neither_solved_nor_out_of_attempts_newest_first(
-    session, learner, other_learner, issue
+    session, learner, other_learner, issue, submit
 ):
     started = issue(learner, question_id="d-a", attempts_allowed=3, now=minutes(1))
     solved = issue(learner, question_id="d-a", attempts_allowed=3, now=minutes(2))
     spent = issue(learner, question_id="d-b", attempts_allowed=1, now=minutes(3))
     fresh = issue(learner, question_id="d-b", kind="softmax_row", skill="softmax", now=minutes(4))
     issue(other_learner, question_id="d-a", now=minutes(5))
-    submit(session, learner, started.id, "s1", 0.5)
-    submit(session, learner, solved.id, "s2", 0.5)
-    submit(session, learner, solved.id, "s3", 1.0)  # solved with an attempt to spare
-    submit(session, learner, spent.id, "s4", 0.5)  # its only attempt
+    submit(learner, started.id, "s1", 0.5)
+    submit(learner, solved.id, "s2", 0.5)
+    submit(learner, solved.id, "s3", 1.0)  # solved with an attempt to spare
+    submit(learner, spent.id, "s4", 0.5)  # its only attempt
 
     unfinished = unfinished_variants(session, learner)
     assert [

@@ -23,7 +23,6 @@ from quizsvc.store import (
     progress_for,
     record_quiz_answer,
     record_review,
-    record_submission,
 )
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # as in conftest.py
@@ -408,20 +407,15 @@ def test_values_at_the_limits_are_stored(session, learner):
 
 
 def test_a_correction_recomputes_from_the_learner_s_own_drills_and_answers_on_the_skill(
-    session, learner, other_learner, instructor, issue
+    session, learner, other_learner, instructor, issue, submit
 ):
-    def submit(who, variant, key, raw_score, at):
-        record_submission(
-            session, learner_id=who, variant_id=variant.id, idempotency_key=key,
-            answer_text=key, parsed_value=[[raw_score]], raw_score=raw_score, cells=[], now=at,
-        )  # fmt: skip
-
     scaling, other = issue(learner, skill="scaling"), issue(learner, skill="other")
-    submit(learner, scaling, "d1", 0.5, T0)  # submission 1
+    submit(learner, scaling.id, "d1", 0.5, T0)  # submission 1
     answer = write_open(session, learner, skill="scaling", now=T0 + timedelta(minutes=1))
-    submit(learner, scaling, "d2", 0.0, T0 + timedelta(minutes=1))  # submission 2, same instant
-    submit(learner, other, "d3", 1.0, T0 + timedelta(minutes=2))  # another skill
-    submit(other_learner, issue(other_learner, skill="scaling"), "d4", 1.0, T0)  # another learner
+    submit(learner, scaling.id, "d2", 0.0, T0 + timedelta(minutes=1))  # submission 2, same instant
+    submit(learner, other.id, "d3", 1.0, T0 + timedelta(minutes=2))  # another skill
+    theirs = issue(other_learner, skill="scaling")
+    submit(other_learner, theirs.id, "d4", 1.0, T0)  # another learner's work on the skill
     first = record_review(
         session, answer_id=answer.answer_id, reviewer_id=instructor, confirmed_score=0.5
     )

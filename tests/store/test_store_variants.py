@@ -13,7 +13,6 @@ from quizsvc.store import (
     NotFound,
     NotYourVariant,
     load_variant,
-    record_submission,
     variant_submissions,
 )
 
@@ -111,23 +110,15 @@ def test_loading_a_missing_or_someone_elses_variant_is_refused(
     assert load_variant(session, issued.id, learner_id=learner).learner_id == learner
 
 
-def test_variant_submissions_are_that_variants_own_first_attempt_first(session, learner, issue):
+def test_variant_submissions_are_that_variants_own_first_attempt_first(
+    session, learner, issue, submit
+):
     first, second = issue(learner, attempts_allowed=3), issue(learner, attempts_allowed=5)
 
-    def submit(variant_id: int, key: str, raw_score: float) -> int:
-        return record_submission(
-            session,
-            learner_id=learner,
-            variant_id=variant_id,
-            idempotency_key=key,
-            answer_text=key,
-            parsed_value=[[raw_score]],
-            raw_score=raw_score,
-            cells=[],
-            now=T0,
-        ).submission_id
-
-    ids = [submit(first.id, "a", 0.0), submit(second.id, "b", 0.5), submit(first.id, "c", 0.5)]
+    ids = [
+        submit(learner, variant.id, key, raw_score).submission_id
+        for variant, key, raw_score in ((first, "a", 0.0), (second, "b", 0.5), (first, "c", 0.5))
+    ]
     listed = variant_submissions(session, first.id)
     assert [(s.submission_id, s.attempt, s.raw_score, s.score) for s in listed] == [
         (ids[0], 1, 0.0, 0.0),
