@@ -17,8 +17,10 @@ from quizsvc.drills import Tensor
 def format_number(value: float, decimals: int = 3) -> str:
     if math.isinf(value):
         return "−∞" if value < 0 else "∞"
-    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text.replace("-", "−")
+    text = f"{value:.{decimals}f}"
+    if "." in text:  # "100" with no decimals keeps its zeros
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text.replace("-", "−")
 
 
 def matrix_table(tensor: Tensor, marks: Sequence[Sequence[str]] | None = None) -> Markup:

@@ -1,0 +1,195 @@
+"""The server-rendered pictures and tables, read back as XML: every coordinate, colour and
+label below is worked out by hand from the layout constants the docstrings of the functions
+describe (heatmap: 70 px of row labels, 24 px of column labels; charts: 24 px padding, bars
+after 150 px of labels with 50 px for the percentage)."""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from quizsvc.drills import Tensor
+from quizsvc.web.render import (
+    bar_chart_svg,
+    format_number,
+    heatmap_svg,
+    line_chart_svg,
+    matrix_table,
+)
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def svg(markup) -> ET.Element:
+    return ET.fromstring(str(markup))
+
+
+def children(root: ET.Element, tag: str) -> list[ET.Element]:
+    return root.findall(f"{SVG}{tag}")
+
+
+# --- numbers --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "decimals", "text"),
+    [
+        (0.5, 3, "0.5"),
+        (1.0, 3, "1"),
+        (100.0, 3, "100"),
+        (100.0, 0, "100"),  # no decimal point: nothing to strip
+        (2.0, 0, "2"),
+        (1234.5678, 3, "1234.568"),
+        (0.0, 3, "0"),
+        (-0.0004, 3, "0"),  # rounds to -0.000: never "−0"
+        (-0.3, 0, "0"),
+        (-1.25, 3, "−1.25"),  # a true minus sign
+        (-1.25, 1, "−1.2"),  # 1.25 is exact in binary: round half to even
+        (0.123456, 6, "0.123456"),
+        (math.inf, 3, "∞"),
+        (-math.inf, 3, "−∞"),
+    ],
+)
+def test_numbers_are_written_without_trailing_zeros_and_with_a_true_minus(value, decimals, text):
+    assert format_number(value, decimals) == text
+
+
+# --- matrix table ---------------------------------------------------------------------------
+
+
+def test_a_matrix_table_labels_rows_and_columns_and_marks_cells():
+    tensor = Tensor("S <x>", [[0.5, -math.inf], [2.0, 0.25]], ("我", "a&b"), ("k1", "<k2>"))
+    table = str(matrix_table(tensor, marks=[["right", "wrong"], ["wrong", "right"]]))
+    assert table == (
+        "<table class='matrix'><caption>S &lt;x&gt;</caption>"
+        "<thead><tr><th></th><th scope='col'>k1</th><th scope='col'>&lt;k2&gt;</th></tr></thead>"
+        "<tbody>"
+        "<tr><th scope='row'>我</th><td class='right'>0.5</td><td class='wrong'>−∞</td></tr>"
+        "<tr><th scope='row'>a&amp;b</th><td class='wrong'>2</td><td class='right'>0.25</td></tr>"
+        "</tbody></table>"
+    )
+    unmarked = str(matrix_table(tensor))
+    assert "class='right'" not in unmarked and "<td>0.5</td><td>−∞</td>" in unmarked
+
+
+# --- heatmap --------------------------------------------------------------------------------
+
+
+def test_a_heatmap_is_a_grid_of_squares_with_the_weight_as_colour_and_text():
+    weights = [[0.0, 1.0, 0.1], [0.55, 0.56, 1.7]]
+    tensor = Tensor("weights", weights, ("q0", "q1"), ("k0", "k1", "k2"))
+    root = svg(heatmap_svg(tensor, label="rows: queries <i>"))
+    # 70 + 3 * 44 wide, 24 + 2 * 44 high
+    assert (root.get("width"), root.get("height")) == ("202", "112")
+    assert root.get("viewBox") == "0 0 202 112"
+    assert root.get("aria-label") == "rows: queries <i>"  # escaped in the markup, read back
+    assert root.find(f"{SVG}title").text == "rows: queries <i>"
+
+    texts = children(root, "text")
+    column_labels = [(t.get("x"), t.get("y"), t.text) for t in texts[:3]]
+    assert column_labels == [("92.0", "16", "k0"), ("136.0", "16", "k1"), ("180.0", "16", "k2")]
+
+    rects = children(root, "rect")
+    assert [(r.get("x"), r.get("y")) for r in rects] == [
+        ("70", "24"), ("114", "24"), ("158", "24"),
+        ("70", "68"), ("114", "68"), ("158", "68"),
+    ]  # fmt: skip
+    assert {(r.get("width"), r.get("height")) for r in rects} == {("44", "44")}
+    # white at 0, (33, 102, 172) at 1; 0.1: 255 - 222 * 0.1 = 232.8, 255 - 153 * 0.1 = 239.7,
+    # 255 - 83 * 0.1 = 246.7; 0.55: 132.9, 170.85, 209.35; 0.56: 130.68, 169.32, 208.52;
+    # 1.7 is drawn as 1
+    assert [r.get("fill") for r in rects] == [
+        "rgb(255,255,255)", "rgb(33,102,172)", "rgb(233,240,247)",
+        "rgb(133,171,209)", "rgb(131,169,209)", "rgb(33,102,172)",
+    ]  # fmt: skip
+
+    row_labels = [t for t in texts if t.get("text-anchor") == "end"]
+    assert [(t.get("x"), t.get("y"), t.text) for t in row_labels] == [
+        ("64", "51.0", "q0"),  # baseline 24 + 44 / 2 + 5
+        ("64", "95.0", "q1"),
+    ]
+    values = [t for t in texts if t.get("font-size") == "12"]
+    assert [(t.get("x"), t.get("y"), t.text, t.get("fill")) for t in values] == [
+        ("92.0", "51.0", "0", "#111"),
+        ("136.0", "51.0", "1", "#fff"),
+        ("180.0", "51.0", "0.1", "#111"),
+        ("92.0", "95.0", "0.55", "#111"),  # white ink only above 0.55
+        ("136.0", "95.0", "0.56", "#fff"),
+        ("180.0", "95.0", "1.7", "#fff"),
+    ]
+
+
+def test_a_heatmap_without_a_label_is_announced_by_the_tensors_name():
+    root = svg(heatmap_svg(Tensor("A & B", [[1.0]], ("q",), ("k",)), cell=10))
+    assert root.get("aria-label") == "A & B"
+    assert (root.get("width"), root.get("height")) == ("80", "34")
+
+
+# --- line chart -----------------------------------------------------------------------------
+
+
+def points_of(root: ET.Element) -> list[tuple[str, str]]:
+    return [tuple(pair.split(",")) for pair in root.find(f"{SVG}polyline").get("points").split()]
+
+
+def test_a_line_chart_spreads_the_scores_over_the_width_with_1_at_the_top():
+    root = svg(line_chart_svg([0.0, 1.0, 0.5], label="mastery"))
+    assert (root.get("width"), root.get("height"), root.get("aria-label")) == (
+        "420",
+        "140",
+        "mastery",
+    )
+    frame = children(root, "rect")[0]
+    assert [frame.get(a) for a in ("x", "y", "width", "height")] == ["24", "24", "372", "92"]
+    assert [(t.get("y"), t.text) for t in children(root, "text")] == [("28", "1"), ("116", "0")]
+    # x: 24, 24 + 372 / 2, 24 + 372; y: 24 + 92 * (1 - score)
+    expected = [("24.0", "116.0"), ("210.0", "24.0"), ("396.0", "70.0")]
+    assert points_of(root) == expected
+    dots = [(c.get("cx"), c.get("cy")) for c in children(root, "circle")]
+    assert dots == expected
+
+
+def test_a_line_chart_clamps_scores_to_0_and_1_and_draws_one_point_at_the_left():
+    assert points_of(svg(line_chart_svg([1.5, -0.5]))) == [("24.0", "24.0"), ("396.0", "116.0")]
+    assert points_of(svg(line_chart_svg([0.25], width=100, height=60))) == [("24.0", "33.0")]
+
+
+def test_a_line_chart_without_scores_is_an_empty_frame():
+    root = svg(line_chart_svg([]))
+    assert root.find(f"{SVG}polyline") is None and not children(root, "circle")
+    assert len(children(root, "rect")) == 1
+
+
+# --- bar chart ------------------------------------------------------------------------------
+
+
+def test_a_bar_chart_draws_each_share_of_the_track_with_its_percentage():
+    root = svg(bar_chart_svg([("attention <1>", 0.25), ("ffn", 1.2), ("masks", -0.1)]))
+    # 3 rows of 22 px plus 4 px padding above and below
+    assert (root.get("width"), root.get("height")) == ("420", "74")
+    rects = children(root, "rect")
+    tracks, bars = rects[0::2], rects[1::2]
+    # rows start at y = 4, 26, 48; the track (420 - 150 - 50 = 220 wide) 3 px lower
+    assert [(r.get("x"), r.get("y"), r.get("width"), r.get("height")) for r in tracks] == [
+        ("150", "7", "220", "16"),
+        ("150", "29", "220", "16"),
+        ("150", "51", "220", "16"),
+    ]
+    assert [b.get("width") for b in bars] == ["55.0", "220.0", "0.0"]
+    texts = [(t.get("x"), t.get("y"), t.text) for t in children(root, "text")]
+    assert texts == [
+        ("144", "19", "attention <1>"),
+        ("376", "19", "25%"),
+        ("144", "41", "ffn"),
+        ("376", "41", "100%"),
+        ("144", "63", "masks"),
+        ("376", "63", "0%"),
+    ]
+
+
+def test_a_bar_chart_without_bars_keeps_one_rows_height():
+    root = svg(bar_chart_svg([], width=300))
+    assert (root.get("width"), root.get("height")) == ("300", "30")
+    assert not children(root, "rect")
