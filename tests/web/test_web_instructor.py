@@ -17,8 +17,8 @@ from sqlalchemy import func, select
 from web_helpers import PASSWORD, count, user_id
 
 from quizsvc import practice, store
-from quizsvc.web import create_app
-from quizsvc.web.instructor import ReviewInputError, parse_score
+from quizsvc.web import create_app, instructor
+from quizsvc.web.instructor import ReviewInputError, highlight, parse_score
 
 REPO = Path(__file__).resolve().parents[2]
 CHAPTER = "transformer-by-hand"
@@ -527,6 +527,7 @@ def test_scores_are_read_as_percentages_or_points(app, typed, score):
         ("1.0", "write 100 for a percentage"),
         ("3/2", "points must be from 0"),
         ("1/0", "points must be from 0"),
+        ("0/0", "points must be from 0"),
         ("/2", "Cannot read"),
     ],
 )
@@ -908,3 +909,126 @@ def test_the_report_says_how_many_answers_await_review(app, browser_for, session
     ines.post(f"/instructor/reviews/{answer_id}", {"score": "80"})
     report = ines.get(f"/instructor/students/{user_id(sessions, 'alice')}/report").text
     assert 'id="awaiting-count"' not in report
+
+
+def test_the_overview_counts_students_only_and_marks_a_full_queue(
+    app, browser_for, sessions, monkeypatch
+):
+    monkeypatch.setattr(instructor, "REVIEW_QUEUE_LIMIT", 2)
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    assert ">Students</a>: 2</li>" in ines.get("/instructor/").text  # alice and bob, not ines
+    answer_open_question(browser_for("alice"))
+    assert '<span id="waiting-count">1</span>' in ines.get("/instructor/").text
+    answer_open_question(browser_for("bob"))
+    # the queue is read up to its limit: at the limit there may be more
+    assert '<span id="waiting-count">2+</span>' in ines.get("/instructor/").text
+
+
+def test_the_content_page_shows_each_prompt_on_one_line_cut_after_160_characters(
+    app, browser_for, content_dir
+):
+    fits = "x" * 79 + " " + "y" * 80  # 160 characters
+    edit(content_dir, f"en: {FIRST_PROMPT_EN}", f'en: "{"x" * 79}\\n\\n   {"y" * 80}"')
+    edit(content_dir, "en: Why does multi-head", f"en: {'z' * 161} Why does multi-head")
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    assert ines.post("/instructor/content/reload").status_code == 302
+    excerpts = re.findall(
+        r'<td class="prompt-excerpt">([^<]*)</td>', ines.get("/instructor/content").text
+    )
+    assert fits in excerpts
+    assert "z" * 159 + "…" in excerpts
+
+
+def test_a_blank_seed_previews_seed_0_and_the_largest_seed_is_accepted(browser_for):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+
+    def variant(seed: str) -> str:
+        page = ines.get(
+            "/instructor/preview", query_string={"question": "drill-softmax-row", "seed": seed}
+        )
+        assert page.status_code == 200, seed
+        return section(page.text, '<section class="variant"')
+
+    assert 'data-seed="0"' in variant("  ")
+    assert variant("  ") == variant("0")
+    assert f'data-seed="{2**63 - 1}"' in variant(str(2**63 - 1))
+
+
+def test_highlighting_escapes_the_text_and_never_repeats_or_empties_a_span():
+    text = "a<b>cdef"
+    # overlapping spans are cut where the previous one ended; empty ones are skipped
+    assert str(highlight(text, ((0, 3), (1, 5), (5, 5), (7, 8)))) == (
+        "<mark>a&lt;b</mark><mark>&gt;c</mark>de<mark>f</mark>"
+    )
+    assert str(highlight(text, ())) == "a&lt;b&gt;cdef"
+
+
+def test_a_refused_score_on_the_answers_own_page_stays_on_that_page(app, browser_for, sessions):
+    ines, answer_id = an_answer_in_ines_queue(browser_for, sessions)
+    ines.get(f"/instructor/reviews/{answer_id}")
+    response = ines.post(
+        f"/instructor/reviews/{answer_id}",
+        {"score": "abc", "comment": "kept", "return_to": "answer"},
+    )
+    assert response.status_code == 422
+    assert f"<h1>Review answer {answer_id}</h1>" in response.text
+    assert "Cannot read the score &#39;abc&#39;" in response.text
+    assert ">kept</textarea>" in response.text
+    assert awaiting_ids(sessions) == [answer_id]
+
+
+def test_a_comment_of_exactly_the_limit_is_stored(app, browser_for, sessions):
+    ines, answer_id = an_answer_in_ines_queue(browser_for, sessions)
+    ines.get("/instructor/reviews")
+    comment = "c" * instructor.MAX_COMMENT_LENGTH
+    response = ines.post(f"/instructor/reviews/{answer_id}", {"score": "50", "comment": comment})
+    assert response.status_code == 302
+    with sessions() as session:
+        [review] = session.scalars(select(store.OpenAnswerReview)).all()
+        assert (review.comment, review.confirmed_score) == (comment, 0.5)
+
+
+def test_an_instructor_creates_an_account_and_an_unknown_role_is_refused(
+    app, browser_for, sessions
+):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    ines.get("/instructor/students")
+    form = {"name": "carol", "password": "long enough 1", "password_again": "long enough 1"}
+    response = ines.post("/instructor/students", {**form, "role": "admin"})
+    assert response.status_code == 400
+    assert "unknown role &#39;admin&#39;" in response.text
+    assert user_id(sessions, "carol") is None
+
+    response = ines.post("/instructor/students", {**form, "role": "student"})
+    assert response.status_code == 302
+    assert "Account carol (student) created." in ines.get("/instructor/students").text
+    assert browser_for().login("carol", "long enough 1").status_code == 302
+
+
+def test_answers_to_a_question_dropped_from_the_bank_can_still_be_reviewed(
+    app, browser_for, content_dir, sessions
+):
+    answer_open_question(browser_for("alice"), "Each head looks from different angles.")
+    [answer_id] = awaiting_ids(sessions)
+    edit(content_dir, "id: why-multi-head", "id: why-multi-heads")
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    ines.get("/instructor/content")
+    asked = ines.post("/instructor/content/reload")
+    [version] = re.findall(r'name="confirmed_version" value="([0-9a-f]+)"', asked.text)
+    assert (
+        ines.post("/instructor/content/reload", {"confirmed_version": version}).status_code == 302
+    )
+
+    item = queue_section(ines.get("/instructor/reviews").text, answer_id)
+    assert "This question is no longer in the live bank." in item
+    assert "Each head looks from different angles." in item  # no rubric: nothing marked
+    assert "<mark>" not in item
+    student = ines.get(f"/instructor/students/{user_id(sessions, 'alice')}").text
+    assert "<td><code>why-multi-head</code></td>" in student  # its id, no prompt
+    assert ines.post(f"/instructor/reviews/{answer_id}", {"score": "70"}).status_code == 302
+    assert awaiting_ids(sessions) == []
