@@ -281,3 +281,100 @@ def test_lone_surrogates_and_nul_are_422_naming_the_field_on_each_database(each_
         alice.post(open_answer, {"text": "multi heads", "idempotency_key": "k"}).status_code == 201
     )
     assert alice.post(submit, {"answer": "1, 2, 3", "idempotency_key": "k2"}).status_code == 201
+
+
+# --- what a body must say ----------------------------------------------------------------
+
+
+def test_a_body_without_the_json_content_type_is_400_even_if_it_is_json(alice):
+    variant_id = new_variant(alice)
+    for path in (SUBMISSION_RULE.format(variant_id), "/api/questions/why-multi-head/answers"):
+        response = alice.client.post(
+            path,
+            data='{"answer": "1, 2, 3", "text": "heads"}',
+            headers=alice.headers,
+            content_type="text/plain",
+        )
+        message = assert_error(response, 400, "bad_request")
+        assert message == "send a JSON object with the header Content-Type: application/json"
+    assert_unanswered(alice, variant_id)
+    chapter = alice.get("/api/chapters/transformer-by-hand/questions").json
+    assert [item["learner_answer"] for item in chapter["questions"]] == [None] * 6
+
+
+def test_a_submission_to_an_unknown_variant_is_404_whatever_its_body(alice):
+    response = alice.post_raw(SUBMISSION_RULE.format(999), "not JSON at all")
+    assert assert_error(response, 404, "not_found") == "no drill variant 999"
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ([[1, 2, 3], []], "row 2 is empty"),
+        ([["1", 2, 3]], 'row 1, column 1: the only strings allowed are "inf" and "-inf"'),
+        ([[1, 2, "Infinity"]], 'row 1, column 3: the only strings allowed are "inf" and "-inf"'),
+        ([1, 2, 3], "answer must be a string or a list of rows of numbers"),
+        ([], "answer must be a string or a list of rows of numbers"),
+    ],
+)
+def test_a_matrix_answer_is_refused_naming_the_row_and_column(alice, answer, message):
+    variant_id = new_variant(alice)
+    response = alice.post(SUBMISSION_RULE.format(variant_id), {"answer": answer})
+    assert assert_error(response, 422, "invalid_answer").startswith(message)
+    assert_unanswered(alice, variant_id)
+
+
+def test_a_matrix_written_out_in_exactly_the_characters_read_is_read(alice):
+    variant_id = new_variant(alice)
+    submit = SUBMISSION_RULE.format(variant_id)
+    # three 3332-digit numbers and two ", ": 3 * 3332 + 4 = 10000 characters
+    at_limit = [[10**3331] * 3]
+    message = assert_error(alice.post(submit, {"answer": at_limit}), 422, "invalid_answer")
+    # read, and refused by the grader for what the number is
+    assert message.endswith(
+        "is too large to be a finite number (row 1, value 1); write inf if you mean infinity"
+    )
+    over = [[10**3331, 10**3331, 10**3332]]
+    message = assert_error(alice.post(submit, {"answer": over}), 422, "invalid_answer")
+    assert message.startswith("the answer matrix's numbers take 10001 characters written out")
+
+
+def test_an_idempotency_key_of_128_characters_is_taken_and_129_refused(alice):
+    variant_id = new_variant(alice)
+    submit = SUBMISSION_RULE.format(variant_id)
+    refused = alice.post(submit, {"answer": "1, 2, 3", "idempotency_key": "k" * 129})
+    assert assert_error(refused, 422, "invalid_request") == (
+        "idempotency_key must be a non-blank string of at most 128 characters"
+    )
+    for key in ("  ", 7, ""):
+        refused = alice.post(submit, {"answer": "1, 2, 3", "idempotency_key": key})
+        assert_error(refused, 422, "invalid_request")
+    assert_unanswered(alice, variant_id)
+    taken = alice.post(submit, {"answer": "1, 2, 3", "idempotency_key": "k" * 128})
+    assert taken.status_code == 201, taken.text
+    again = alice.post(submit, {"answer": "1, 2, 3", "idempotency_key": "k" * 128})
+    assert (again.status_code, again.json["replayed"]) == (200, True)
+
+
+def test_an_open_answer_is_text_of_at_most_10000_characters(alice, sessions):
+    path = "/api/questions/why-multi-head/answers"
+    for body, message in [
+        ({"text": 5}, "text must be a string"),
+        ({"text": ["heads"]}, "text must be a string"),
+        ({"choices": "A"}, "choices must be a list of choice ids (strings)"),
+        ({"choices": [1]}, "choices must be a list of choice ids (strings)"),
+        ({"text": "h" * 10_001}, "the answer is longer than 10000 characters"),
+    ]:
+        assert assert_error(alice.post(path, body), 422, "invalid_answer") == message, body
+    assert count(sessions, store.QuizAnswer) == 0
+    response = alice.post(path, {"text": "h" * 10_000})
+    assert response.status_code == 201, response.text
+    assert response.json["learner_answer"]["text"] == "h" * 10_000
+
+
+def test_the_history_limit_takes_1_to_100(alice):
+    for limit in ("1", "100", "007"):
+        assert alice.get(f"/api/progress?limit={limit}").status_code == 200, limit
+    for limit in ("0", "101"):
+        message = assert_error(alice.get(f"/api/progress?limit={limit}"), 400, "bad_request")
+        assert message == "limit must be a whole number from 1 to 100"
