@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -280,3 +281,55 @@ def test_the_real_content_passes() -> None:
     assert report.passed, [str(c) for q in report.failed for c in q.failures]
     assert len(report.questions) == 12
     assert all(len(question.checks) == 30 for question in report.questions)
+
+
+# --- the messages, at their limits --------------------------------------------------------
+
+
+def test_a_loose_tolerance_on_two_cells_perturbs_one_and_says_everything_wrong() -> None:
+    checks = by_name(check_answer_key(np.array([[2.0, 3.0]]), Tolerance(atol=1.0), False, 0))
+    perturbed = checks["perturbed"][0].message
+    # of two cells one is left as it is; the perturbed one is off by 0.1 * |value| (0.2 or 0.3)
+    accepted = re.findall(
+        r"cell \[0, (\d)\] = ([0-9.]+) \(expected ([0-9.]+)\) was accepted", perturbed
+    )
+    [(column, submitted, expected)] = accepted
+    assert float(expected) == [2.0, 3.0][int(column)]
+    assert math.isclose(abs(float(submitted) - float(expected)), float(expected) / 10)
+    assert perturbed.endswith(
+        "the tolerance (atol=1, rtol=0) is too loose; the perturbed answer scored 1, not below 1"
+    )
+    # 2.0's plausible mistake is 0.2, a third of it 0.0666667
+    assert checks["tolerance"][0].message == (
+        "cell [0, 0] (expected 2.0) accepts answers up to 1 away, but a plausible mistake of 0.2"
+        " must be rejected with a margin: the tolerance may be at most 0.0666667 there"
+    )
+
+
+def test_a_tolerance_of_exactly_a_third_of_the_plausible_mistake_passes() -> None:
+    at_limit = Tolerance(atol=0.1 / 3)  # 0.5's plausible mistake is the absolute 0.1
+    assert by_name(check_answer_key(np.array([[0.5]]), at_limit, False, 0))["tolerance"][0].passed
+
+
+def test_infinite_cells_need_no_tolerance_even_a_relative_one() -> None:
+    checks = check_answer_key(np.array([[0.5, -np.inf]]), Tolerance(atol=0.01, rtol=0.01), False, 0)
+    assert all(check.passed for check in checks), [str(c) for c in checks]
+
+
+def test_a_numeric_question_perturbs_the_same_cells_on_every_run() -> None:
+    expected = np.arange(1.0, 17.0).reshape(4, 4)
+    runs = [check_answer_key(expected, Tolerance(atol=5.0), False, None) for _ in range(3)]
+    messages = {by_name(run)["perturbed"][0].message for run in runs}
+    assert len(messages) == 1, messages
+
+
+@pytest.mark.parametrize(
+    "tolerance",
+    ["{atol: 0.03}", "{atol: 0.02, rtol: 0.001}"],
+    ids=["the kind's own", "tighter atol but looser rtol"],
+)
+def test_a_drill_tolerance_not_tighter_than_the_kinds_gets_no_note(write_bank, tolerance) -> None:
+    bank = load(write_bank, drill_question("d1", "multi_head", f"    tolerance: {tolerance}\n"))
+    (question,) = run_selftest(bank, seeds=(0, 1)).questions
+    assert question.passed, [str(c) for c in question.failures]
+    assert question.notes == ()
