@@ -148,6 +148,11 @@ def refusal(response) -> str:
         ),
         ({"password_again": "long enough 2"}, "两次输入的密码不一致。", "the two passwords differ"),
         (
+            {"password": "x" * 1025},
+            "密码不能超过 1024 个字符。",
+            "the password is longer than 1024 characters",
+        ),
+        (
             {"display_name": "x" * 201},
             "显示名最多 200 个字符。",
             "the display name must have 1 to 200 characters",
@@ -232,3 +237,40 @@ def test_a_session_ended_by_a_password_change_is_told_why_on_the_login_page_too(
     assert flashes(tablet.get("/login").text) == []
     assert tablet.login("alice", NEW_PASSWORD).status_code == 302
     assert tablet.get("/progress").status_code == 200
+
+
+@pytest.mark.parametrize("forged", ["abc.key", "\u00b2.key", "-1.key", "999.key", ".key"])
+def test_a_session_naming_no_user_is_a_visitor_not_an_error(app, browser_for, forged):
+    alice = browser_for("alice")
+    with alice.client.session_transaction() as cookie_session:
+        cookie_session["_user_id"] = forged
+    response = alice.get("/progress")
+    assert response.status_code == 302 and "/login" in response.headers["Location"]
+
+
+def test_the_password_page_shows_its_form(browser_for):
+    page = browser_for("alice").get("/account/password")
+    assert page.status_code == 200
+    for field in ("current_password", "new_password", "new_password_again"):
+        assert f'name="{field}"' in page.text, field
+
+
+def test_logging_out_says_so(browser_for):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    response = alice.post("/logout")
+    assert response.status_code == 302
+    assert flashes(alice.get(response.headers["Location"]).text) == ["You are logged out."]
+    assert alice.get("/progress").status_code == 302
+
+
+def test_logging_in_again_clears_the_notice_of_a_session_ended_by_a_password_change(browser_for):
+    laptop, phone = browser_for("alice"), browser_for("alice")
+    phone.get("/lang/en")
+    assert change(laptop, PASSWORD, NEW_PASSWORD).status_code == 302
+    # the session is refused by a request that tells nobody (the API's 401)
+    assert phone.get("/api/progress").status_code == 401
+    assert phone.login("alice", NEW_PASSWORD).status_code == 302
+    response = phone.post("/logout")
+    # logged in again since: the old refusal is not news any more
+    assert flashes(phone.get(response.headers["Location"]).text) == ["You are logged out."]

@@ -188,6 +188,23 @@ def test_another_authorization_scheme_leaves_the_session_cookie_in_charge(api_fo
     assert_error(refused, 400, "csrf_failed")  # a cookie request, so CSRF is checked
 
 
+def test_a_request_with_a_bearer_token_never_writes_the_browsers_session(browser_for, sessions):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    as_alice = {"Authorization": f"Bearer {token_for(sessions, 'alice')}"}
+    # a page that writes the session: its session is a fresh one, kept nowhere
+    response = alice.client.get("/lang/zh", headers=as_alice)
+    assert response.status_code == 302
+    assert "Set-Cookie" not in response.headers
+    assert '<html lang="en">' in alice.get("/progress").text
+
+
+def test_an_anonymous_api_write_without_a_csrf_token_is_401_not_a_csrf_error(app):
+    anonymous = app.test_client()
+    response = anonymous.post("/api/drills/drill-score-row/variants", json={})
+    assert_error(response, 401, "unauthorized")
+
+
 # --- one learner's work is not another's --------------------------------------------------
 
 

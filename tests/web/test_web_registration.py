@@ -73,3 +73,10 @@ def test_registration_errors_are_in_chinese_on_a_chinese_page(browser_for, sessi
     assert response.status_code == 422
     assert f'<p class="inline-error" role="alert">{message}</p>' in response.text
     assert user_named(sessions, "eve") is None
+
+
+def test_the_registration_page_shows_its_form(browser_for):
+    page = browser_for().get("/register")
+    assert page.status_code == 200
+    for field in ("name", "display_name", "password", "password_again"):
+        assert f'name="{field}"' in page.text, field
