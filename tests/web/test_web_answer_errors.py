@@ -77,6 +77,12 @@ def test_text_left_in_the_paste_box_never_silently_overrides_the_grid(browser_fo
         "The grid and the “Paste a matrix” box hold different answers: "
         "empty one of them, then submit again."
     )
+    # so are numbers of the same shape, and a box the grader cannot read
+    off_by_one = ", ".join(repr(float(v) + 1) for v in right[0])
+    for other in (off_by_one, "abc"):
+        response = alice.post(url, {**grid(right), "pasted": other})
+        assert response.status_code == 422, other
+        assert "hold different answers" in inline_error(response.text), other
     # a half-filled grid beside a whole pasted matrix is just as ambiguous
     response = alice.post(url, {"cell-0-0": "1", "pasted": "1, 2, 3"})
     assert response.status_code == 422

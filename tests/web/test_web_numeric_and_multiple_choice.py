@@ -61,6 +61,7 @@ questions:
       zh: d_k = 4 时，缩放因子 1/√d_k 是多少？
       en: What is the scaling factor 1/√d_k for d_k = 4?
     answer: 0.5
+    all_or_nothing: true
     explanation:
       zh: 1/√4 = 0.5。
       en: 1/√4 = 0.5.
@@ -166,7 +167,7 @@ def test_a_numeric_question_states_its_answers_shape_and_tolerance_in_the_page_l
         "Answers within ±(0.001 + 0.01 × |exact value|) of the exact value count as correct.",
         "Every cell must be right to score: one wrong cell scores 0.",
     ]
-    # the default tolerance; one number is all or nothing anyway, so no such rule
+    # the default tolerance; all or nothing, but one number is that anyway: no such rule
     assert rules(question_section(page, "scale-factor")) == [
         "The answer is one number (write -inf for −∞).",
         "Answers within ±0.01 of the exact value count as correct.",
@@ -227,6 +228,9 @@ def test_a_numeric_answer_shows_its_automatic_score_marks_key_and_lines_as_typed
     expected = re.search(r'<div class="expected">(.*?)</div>', section, re.S).group(1)
     assert "<caption>Correct answer</caption>" in expected
     assert re.findall(r"<td>([^<]*)</td>", expected) == ["2", "−∞", "2.7", "2.89"]
+    # rows and columns numbered from 1, as the grader's messages count them
+    assert re.findall(r"<th scope='row'>([^<]*)</th>", expected) == ["1", "2"]
+    assert re.findall(r"<th scope='col'>([^<]*)</th>", expected) == ["1", "2"]
     assert "Positions with j &gt; i are set to -∞." in section  # the explanation
     # the rules stay beside the marks
     assert rules(section)[1] == "Answers within ±0.005 of the exact value count as correct."

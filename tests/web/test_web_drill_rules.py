@@ -1,0 +1,80 @@
+"""The rules a drill's page states before the learner answers: how close an answer must be,
+whether one wrong cell costs everything, and what a further attempt costs, each shown only
+where it applies. Runs on a copy of content/ with one more drill, whose retries are free."""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from quizsvc.web import create_app
+
+REPO = Path(__file__).resolve().parents[2]
+
+FREE_RETRIES = """\
+questions:
+  - id: drill-softmax-free-retries
+    type: drill
+    kind: softmax_row
+    tags: [softmax]
+    prompt:
+      zh: 对这一行分数做 Softmax，保留三位小数。
+      en: Apply the softmax to this row of scores. Round to three decimals.
+    params: {}
+    tolerance: {atol: 0.005, rtol: 0}
+    attempts: 2
+    penalty: 0
+    all_or_nothing: true
+"""
+
+
+@pytest.fixture
+def app(database_url, tmp_path):
+    content = tmp_path / "content"
+    shutil.copytree(REPO / "content", content)
+    (content / "transformer-by-hand" / "free.yaml").write_text(FREE_RETRIES, encoding="utf-8")
+    return create_app(
+        {"SECRET_KEY": "test secret", "DATABASE_URL": database_url, "CONTENT_DIR": str(content)}
+    )
+
+
+def rules_of_a_new_variant(browser, question_id: str) -> list[str]:
+    started = browser.post(f"/drills/{question_id}/variants")
+    assert started.status_code == 302, started.text
+    page = browser.get(started.headers["Location"]).text
+    found = re.search(r'<ul class="rules" id="rules">(.*?)</ul>', page, re.S)
+    assert found, "no rules"
+    return [html.unescape(rule) for rule in re.findall(r"<li>(.*?)</li>", found.group(1))]
+
+
+@pytest.mark.parametrize(
+    ("question_id", "rules"),
+    [
+        (  # three attempts, 10 % off each further one (the defaults)
+            "drill-softmax-row",
+            [
+                "Answers within ±0.005 of the exact value count as correct.",
+                "Each further attempt takes 10% off the score.",
+            ],
+        ),
+        (  # all or nothing, retries without a penalty
+            "drill-softmax-free-retries",
+            [
+                "Answers within ±0.005 of the exact value count as correct.",
+                "Every cell must be right to score: one wrong cell scores 0.",
+            ],
+        ),
+        (  # one token id, one attempt: all or nothing goes without saying
+            "drill-greedy-next-token",
+            ["Only the exact value counts as correct."],
+        ),
+    ],
+)
+def test_a_drill_states_only_the_rules_that_apply_to_it(browser_for, question_id, rules):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    assert rules_of_a_new_variant(alice, question_id) == rules
