@@ -350,3 +350,15 @@ def test_submit_drill_refuses_a_lone_surrogate_before_reading_numbers(sessions):
             practice.submit_drill(session, learner, variant_id, "1, 2\ud800, 3", "k")
         assert caught.value.code is Rejection.LONE_SURROGATE
     assert attempts_used(sessions, "alice", variant_id) == 0
+
+
+def test_answer_question_refuses_drills_and_unknown_questions(sessions):
+    bank = load_content(REPO / "content")
+    learner = user_id(sessions, "alice")
+    with sessions() as session:
+        for question_id in ("drill-softmax-row", "no-such-question"):
+            with pytest.raises(practice.PracticeError, match=f"no question '{question_id}'"):
+                practice.answer_question(
+                    session, bank, learner, question_id, idempotency_key="k", text="1"
+                )
+    assert count(sessions, store.QuizAnswer) == 0

@@ -516,3 +516,15 @@ def test_a_multiple_choice_answer_with_nothing_ticked_is_refused_and_keeps_the_a
         )
     page = answer(alice, "decoder-differences", {"choice": ["A", "C"]})
     assert "decoder-differences" in page
+
+
+def test_an_empty_value_among_the_ticked_choices_is_not_recorded(browser_for, sessions):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    answer(alice, "decoder-differences", {"choice": ["A", "", "C"]})
+    with reading(sessions) as session:
+        recorded = store.latest_quiz_answers(session, user_id(sessions, "alice"))
+    assert (recorded["decoder-differences"].choices, recorded["decoder-differences"].score) == (
+        ["A", "C"],
+        1.0,
+    )
