@@ -310,3 +310,29 @@ def test_without_a_terminal_or_quizsvc_password_the_error_says_what_to_do(upgrad
     )
     assert [u.name for u in users(upgraded)] == ["ada"]
     assert verify_password(users(upgraded)[0].password_hash, "first one")
+
+
+def test_user_demo_creates_the_demo_accounts_then_gives_them_new_passwords(upgraded):
+    printed = {}
+    for run in range(2):
+        result = invoke(upgraded, "user", "demo")
+        assert result.exit_code == 0, result.output
+        lines = result.output.splitlines()
+        assert [line.rsplit(" ", 1)[0] for line in lines] == [
+            "demo student: user demo-student, password",
+            "demo instructor: user demo-instructor, password",
+        ]
+        printed[run] = [line.rsplit(" ", 1)[1] for line in lines]
+        accounts = {user.name: user for user in users(upgraded)}
+        assert {name: user.role for name, user in accounts.items()} == {
+            "demo-student": "student",
+            "demo-instructor": "instructor",
+        }
+        for name, password in zip(("demo-student", "demo-instructor"), printed[run], strict=True):
+            assert len(password) >= 12  # token_urlsafe(9): 12 characters
+            assert verify_password(accounts[name].password_hash, password)
+    # run again: the same two accounts, each with a new password; the old ones stop working
+    assert set(printed[0]).isdisjoint(printed[1])
+    accounts = {user.name: user for user in users(upgraded)}
+    for name, old in zip(("demo-student", "demo-instructor"), printed[0], strict=True):
+        assert not verify_password(accounts[name].password_hash, old)
