@@ -125,7 +125,8 @@ def test_content(directory: Path | None, seeds: int) -> None:
     width = max((len(question.question_id) for question in report.questions), default=0)
     for question in report.questions:
         what = question.question_type + (f" {question.kind}" if question.kind else "")
-        seeds_text = f", {len(question.seeds)} seeds" if question.seeds else ""
+        count = len(question.seeds)
+        seeds_text = f", {count} seed{'' if count == 1 else 's'}" if count else ""
         if question.passed:
             status = f"{len(question.checks)} checks{seeds_text}"
             click.echo(f"ok    {question.question_id:<{width}}  {what}: {status}")

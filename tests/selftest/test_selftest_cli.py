@@ -89,6 +89,8 @@ def test_an_invalid_bank_prints_the_same_errors_as_validate(write_bank) -> None:
         " (got 3)",
     ]
     assert tested.stderr == f"2 content error(s) in {root}\n"
+    # ended on purpose, not by an error after the listing
+    assert type(tested.exception) is type(validated.exception) is SystemExit
 
 
 def test_validate_still_prints_its_summary(write_bank) -> None:
@@ -96,3 +98,24 @@ def test_validate_still_prints_its_summary(write_bank) -> None:
     result = run("validate", str(root))
     assert result.exit_code == 0
     assert result.stdout.splitlines()[0] == f"content OK: {root}"
+
+
+def test_a_note_is_printed_under_its_question(write_bank) -> None:
+    root = write_bank(
+        q="questions:\n" + drill_question("tight", "multi_head", "    tolerance: {atol: 0.02}\n")
+    )
+    result = run("test", str(root), "--seeds", "1")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[:2] == [
+        "ok    tight  drill multi_head: 6 checks, 1 seed",
+        "      note: tolerance atol=0.02 is tighter than the kind's atol=0.03, which allows for"
+        " rounding every intermediate step by hand",
+    ]
+
+
+def test_a_file_given_as_the_content_directory_is_a_usage_error(write_bank) -> None:
+    question_file = write_bank(q="questions:\n" + drill_question("d1", "score_row")) / "ch/q.yaml"
+    for command in ("test", "validate"):
+        result = run(command, str(question_file))
+        assert result.exit_code == 2, result.output
+        assert "is a file" in result.stderr
