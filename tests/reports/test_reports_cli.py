@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import select
+import socket
 import stat
 import subprocess
 import sys
@@ -340,3 +342,42 @@ def test_stderr_by_path_appends_to_the_file_stderr_appends_to(db, url, content_d
         result = run_quizsvc(url, *args, stdout=subprocess.PIPE, stderr=appending)
     assert (result.returncode, result.stdout) == (0, b"")
     assert log.read_bytes() == b"earlier lines\n" + expected_gradebook(sessions, bank)
+
+
+def test_an_export_failing_to_write_names_the_reason_and_leaves_no_temporary_file(
+    db, url, content_dir, out_dir, monkeypatch
+):
+    def disk_fills_up(session, bank):
+        yield b"\xef\xbb\xbfstudent_id,name\r\n"
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(quizsvc.reports, "gradebook_csv_chunks", disk_fills_up)
+    out = out_dir / "gradebook.csv"
+    result = invoke(url, "gradebook", "--out", str(out), "--content", str(content_dir))
+    assert (result.exit_code, result.output) == (
+        1,
+        f"error: cannot write {out}: No space left on device\n",
+    )
+    assert list(out_dir.iterdir()) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_a_device_that_refuses_the_report_is_a_one_line_error(db, url, content_dir):
+    result = invoke(url, "gradebook", "--out", "/dev/full", "--content", str(content_dir))
+    assert (result.exit_code, result.output) == (
+        1,
+        "error: cannot write /dev/full: No space left on device\n",
+    )
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)  # written through, not replaced
+
+
+def test_a_socket_is_no_place_for_a_report(db, url, content_dir, out_dir):
+    path = out_dir / "listening.sock"
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(str(path))
+        result = invoke(url, "events", "--out", str(path), "--content", str(content_dir))
+    assert (result.exit_code, result.output) == (
+        1,
+        f"error: cannot write {path}: not a regular file, a FIFO or a character device\n",
+    )
+    assert stat.S_ISSOCK(os.stat(path).st_mode)
