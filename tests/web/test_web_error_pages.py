@@ -146,3 +146,9 @@ def test_no_drills_in_the_bank_is_said_in_the_page_language(browser_for):
     assert message(response) == "题库里没有计算练习。"
     in_language(alice, "en")
     assert message(alice.post("/drills/recommended")) == "there are no drills in the question bank"
+    # and the API says so in its own words
+    response = alice.post("/api/drills/recommended/variants", headers={"X-CSRFToken": alice.token})
+    assert (response.status_code, response.json["error"]["message"]) == (
+        404,
+        "there are no drills in the question bank",
+    )

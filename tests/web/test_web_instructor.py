@@ -1032,3 +1032,30 @@ def test_answers_to_a_question_dropped_from_the_bank_can_still_be_reviewed(
     assert "<td><code>why-multi-head</code></td>" in student  # its id, no prompt
     assert ines.post(f"/instructor/reviews/{answer_id}", {"score": "70"}).status_code == 302
     assert awaiting_ids(sessions) == []
+    # the learner's history still lists it, by its id and without a link to where it was
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    history = re.search(
+        r'<li data-question="why-multi-head">(.*?)</li>', alice.get("/progress").text, re.S
+    )
+    assert "<a " not in history.group(1)
+    assert " ".join(history.group(1).split()).endswith("— why-multi-head (Chapter quiz) — 70%")
+
+
+def test_the_history_names_a_question_by_its_prompt_cut_after_60_characters(
+    app, browser_for, content_dir
+):
+    edit(content_dir, f"en: {FIRST_PROMPT_EN}", f"en: {'q' * 60}")
+    edit(content_dir, "en: Why does multi-head", f"en: {'w' * 58} Why does multi-head")
+    ines = browser_for("ines")
+    assert ines.post("/instructor/content/reload").status_code == 302
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    alice.get(CHAPTER_URL)
+    alice.post(f"{CHAPTER_URL}/questions/qkv-origin", {"choice": "B"})
+    answer_open_question(alice)
+    page = alice.get("/progress").text
+    titles = dict(
+        re.findall(r'<li data-question="([^"]+)">.*?<a href="[^"]+">([^<]*)</a>', page, re.S)
+    )
+    assert titles == {"qkv-origin": "q" * 60, "why-multi-head": "w" * 58 + "…"}
