@@ -475,6 +475,7 @@ def test_an_answer_to_a_question_that_changed_type_is_shown_as_recorded(
     alice.get("/lang/en")
     answer(alice, "why-multi-head", {"text": "each head learns one pattern"})  # awaiting review
     answer(alice, "scale-factor", {"text": "0.5"})  # numeric: 100 %
+    answer(alice, "masked-scores", {"text": "2, -inf; 2.7, 2.5"})  # numeric: 3 of 4, 75 %
     # the open question becomes a numeric one under the same id, the numeric one a choice
     numeric = (
         "  - id: why-multi-head\n    type: numeric\n    tags: [multi_head]\n    prompt:\n"
@@ -490,6 +491,16 @@ def test_an_answer_to_a_question_that_changed_type_is_shown_as_recorded(
         "    explanation: {zh: 一半, en: Half}\n"
     )
     replace_question(content_dir / "transformer-by-hand" / "extra.yaml", choice)
+    # and a numeric one an open one: its typed text is no open answer awaiting review
+    open_question = (
+        "  - id: masked-scores\n    type: open\n    tags: [masking]\n    prompt:\n"
+        "      zh: 为什么要掩码\n      en: Why mask\n"
+        "    reference_answer: {zh: 不看未来, en: Not to see the future}\n"
+        "    rubric:\n      - key: future\n        weight: 1\n"
+        "        description: {zh: 未来, en: the future}\n"
+        "        phrases: {zh: [未来], en: [future]}\n\n"
+    )
+    replace_question(content_dir / "transformer-by-hand" / "extra.yaml", open_question)
     app.extensions["quizsvc"].install(load_content(content_dir))
 
     page = alice.get(CHAPTER_URL)
@@ -499,6 +510,8 @@ def test_an_answer_to_a_question_that_changed_type_is_shown_as_recorded(
     assert "Your recorded score: awaiting review." in question_section(page.text, "why-multi-head")
     assert changed in question_section(page.text, "scale-factor")
     assert "Your recorded score: 100%." in question_section(page.text, "scale-factor")
+    assert changed in question_section(page.text, "masked-scores")
+    assert "Your recorded score: 75%." in question_section(page.text, "masked-scores")
 
 
 def test_a_multiple_choice_answer_with_nothing_ticked_is_refused_and_keeps_the_attempt(
