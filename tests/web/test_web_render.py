@@ -178,6 +178,10 @@ def test_a_bar_chart_draws_each_share_of_the_track_with_its_percentage():
         ("150", "51", "220", "16"),
     ]
     assert [b.get("width") for b in bars] == ["55.0", "220.0", "0.0"]
+    # each bar lies on its track, from its left end
+    assert [(b.get("x"), b.get("y"), b.get("height")) for b in bars] == [
+        (t.get("x"), t.get("y"), t.get("height")) for t in tracks
+    ]
     texts = [(t.get("x"), t.get("y"), t.text) for t in children(root, "text")]
     assert texts == [
         ("144", "19", "attention <1>"),
