@@ -381,3 +381,14 @@ def test_a_socket_is_no_place_for_a_report(db, url, content_dir, out_dir):
         f"error: cannot write {path}: not a regular file, a FIFO or a character device\n",
     )
     assert stat.S_ISSOCK(os.stat(path).st_mode)
+
+
+@pytest.mark.parametrize("command", ["gradebook", "events", "items"])
+def test_content_that_is_a_file_or_missing_is_a_usage_error(db, url, content_dir, command):
+    for content, problem in [
+        (next(content_dir.rglob("*.yaml")), "is a file"),
+        (content_dir / "missing", "does not exist"),
+    ]:
+        result = invoke(url, command, "--content", str(content))
+        assert result.exit_code == 2, result.output
+        assert problem in result.output

@@ -136,6 +136,23 @@ def test_duplicate_names_are_refused_before_asking_for_a_password(upgraded):
     assert [u.role for u in users(upgraded)] == ["student"]
 
 
+def test_bad_names_and_unknown_users_are_refused_before_asking_for_a_password(upgraded):
+    for args, message in [
+        (("user", "create", "Ada!", "--role", "student"), "invalid user name 'Ada!'"),
+        (("user", "password", "nobody"), "no user named 'nobody'"),
+    ]:
+        result = invoke(upgraded, *args, input="")
+        assert result.exit_code == 1, args
+        assert message in result.output and "Password" not in result.output, result.output
+    assert users(upgraded) == []
+
+
+def test_a_user_needs_a_role(upgraded):
+    result = invoke(upgraded, "user", "create", "ada", password="12345678")
+    assert result.exit_code == 2 and "Missing option '--role'" in result.output
+    assert users(upgraded) == []
+
+
 def test_the_password_is_never_an_argument(upgraded):
     result = invoke(upgraded, "user", "create", "ada", "--role", "student", "--password", "x")
     assert result.exit_code == 2
