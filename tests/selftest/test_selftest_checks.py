@@ -333,3 +333,28 @@ def test_a_drill_tolerance_not_tighter_than_the_kinds_gets_no_note(write_bank, t
     (question,) = run_selftest(bank, seeds=(0, 1)).questions
     assert question.passed, [str(c) for c in question.failures]
     assert question.notes == ()
+
+
+def test_a_variant_that_does_not_survive_its_json_record_fails_stored(
+    write_bank, monkeypatch
+) -> None:
+    bank = load(write_bank, drill_question("d1", "score_row"))
+    real_from_json = selftest.Variant.from_json
+
+    def from_json_with_another_seed(record):
+        return dataclasses.replace(real_from_json(record), seed=record["seed"] + 1)
+
+    monkeypatch.setattr(selftest.Variant, "from_json", staticmethod(from_json_with_another_seed))
+    (question,) = run_selftest(bank, seeds=(0,)).questions
+    assert [str(check) for check in question.failures] == [
+        "stored (seed 0): FAILED: the variant differs after a JSON round trip"
+    ]
+
+    def unreadable(record):
+        raise KeyError("answer")
+
+    monkeypatch.setattr(selftest.Variant, "from_json", staticmethod(unreadable))
+    (question,) = run_selftest(bank, seeds=(0,)).questions
+    assert [str(check) for check in question.failures] == [
+        "stored (seed 0): FAILED: KeyError: 'answer'"
+    ]
