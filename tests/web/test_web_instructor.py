@@ -882,6 +882,7 @@ def test_a_refused_score_in_the_queue_brings_the_reviewer_to_its_field(app, brow
     assert f'action="/instructor/reviews/{answer_id}#answer-{answer_id}"' in queue
     response = ines.post(f"/instructor/reviews/{answer_id}", {"score": "0.6"})
     assert response.status_code == 422
+    assert "<h1>Review queue</h1>" in response.text  # back in the queue, not the answer's page
     item = queue_section(response.text, answer_id)
     assert re.search(r'<input name="score"[^>]* autofocus aria-invalid="true"', item)
     assert "focus.js" in response.text
