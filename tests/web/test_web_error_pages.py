@@ -71,6 +71,17 @@ def test_error_pages_are_in_the_page_language(browser_for, method, path, status,
         assert message(response) == en
 
 
+def test_a_body_over_the_size_limit_is_a_413_page_in_the_page_language(browser_for):
+    alice = in_language(browser_for("alice"), "zh")
+    too_large = {"text": "x" * (256 * 1024)}  # the form and its token go over 256 KiB
+    response = alice.post(f"{CHAPTER_URL}/questions/why-multi-head", too_large)
+    assert response.status_code == 413
+    assert message(response) == "发送的数据太大了。"
+    in_language(alice, "en")
+    response = alice.post(f"{CHAPTER_URL}/questions/why-multi-head", too_large)
+    assert message(response) == "The data value transmitted exceeds the capacity limit."
+
+
 def test_the_405_page_keeps_werkzeugs_allow_header(browser_for):
     page = in_language(browser_for("alice"), "zh").get("/logout")
     assert page.status_code == 405
