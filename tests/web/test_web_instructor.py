@@ -499,6 +499,8 @@ def test_review_flow_from_answer_to_the_students_chapter_page(app, browser_for, 
         ("2/2", 1.0),
         ("0/2", 0.0),
         ("3/4", 0.75),
+        ("1/1", 1.0),  # a question worth one point
+        ("0.5/1", 0.5),
     ],
 )
 def test_scores_are_read_as_percentages_or_points(app, typed, score):
