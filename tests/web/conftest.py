@@ -1,9 +1,12 @@
-"""A real app on a fresh SQLite file per test, with two students and an instructor."""
+"""A real app on a fresh SQLite file and its own copy of content/ per test, with two students
+and an instructor."""
 
 from __future__ import annotations
 
 import functools
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 from web_helpers import PASSWORD
@@ -14,6 +17,7 @@ from quizsvc.store import migrate, users
 from quizsvc.web import create_app
 
 USERS = {"alice": "student", "bob": "student", "ines": "instructor"}
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -38,8 +42,19 @@ def database_url(tmp_path) -> str:
 
 
 @pytest.fixture
-def app(database_url):
-    return create_app({"SECRET_KEY": "test secret", "DATABASE_URL": database_url})
+def content_dir(tmp_path) -> Path:
+    """A copy of content/ for this test alone: a test (or a file's own fixture of this name,
+    asking for this one) may add, edit or remove questions in it."""
+    target = tmp_path / "content"
+    shutil.copytree(REPO / "content", target)
+    return target
+
+
+@pytest.fixture
+def app(database_url, content_dir):
+    return create_app(
+        {"SECRET_KEY": "test secret", "DATABASE_URL": database_url, "CONTENT_DIR": str(content_dir)}
+    )
 
 
 @pytest.fixture

@@ -6,14 +6,9 @@ from __future__ import annotations
 
 import html
 import re
-import shutil
 from pathlib import Path
 
 import pytest
-
-from quizsvc.web import create_app
-
-REPO = Path(__file__).resolve().parents[2]
 
 FREE_RETRIES = """\
 questions:
@@ -33,13 +28,9 @@ questions:
 
 
 @pytest.fixture
-def app(database_url, tmp_path):
-    content = tmp_path / "content"
-    shutil.copytree(REPO / "content", content)
-    (content / "transformer-by-hand" / "free.yaml").write_text(FREE_RETRIES, encoding="utf-8")
-    return create_app(
-        {"SECRET_KEY": "test secret", "DATABASE_URL": database_url, "CONTENT_DIR": str(content)}
-    )
+def content_dir(content_dir) -> Path:
+    (content_dir / "transformer-by-hand" / "free.yaml").write_text(FREE_RETRIES, encoding="utf-8")
+    return content_dir
 
 
 def rules_of_a_new_variant(browser, question_id: str) -> list[str]:

@@ -4,14 +4,10 @@ clients parse them)."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from quizsvc.web import create_app
-
-REPO = Path(__file__).resolve().parents[2]
 CHAPTER_URL = "/chapters/transformer-by-hand"
 
 
@@ -139,14 +135,10 @@ def without_drills() -> bool:
 
 
 @pytest.fixture
-def app(database_url, tmp_path, without_drills):
-    content = tmp_path / "content"
-    shutil.copytree(REPO / "content", content)
+def content_dir(content_dir, without_drills) -> Path:
     if without_drills:
-        (content / "transformer-by-hand" / "drills.yaml").unlink()
-    return create_app(
-        {"SECRET_KEY": "test secret", "DATABASE_URL": database_url, "CONTENT_DIR": str(content)}
-    )
+        (content_dir / "transformer-by-hand" / "drills.yaml").unlink()
+    return content_dir
 
 
 @pytest.mark.parametrize("without_drills", [True])

@@ -1,7 +1,7 @@
 """The instructor's pages: access, content reload, preview, self-test, review queue, students.
 
-Every test runs on its own copy of content/ (the `app` fixture below overrides conftest's),
-so a test may edit the content on disk and reload it.
+Every test runs on its own copy of content/ (conftest's `content_dir`), so a test may edit the
+content on disk and reload it.
 """
 
 from __future__ import annotations
@@ -17,28 +17,13 @@ from sqlalchemy import func, select
 from web_helpers import PASSWORD, count, user_id
 
 from quizsvc import practice, store
-from quizsvc.web import create_app, instructor
+from quizsvc.web import instructor
 from quizsvc.web.instructor import ReviewInputError, highlight, parse_score
 
-REPO = Path(__file__).resolve().parents[2]
 CHAPTER = "transformer-by-hand"
 CHAPTER_URL = f"/chapters/{CHAPTER}"
 QUESTIONS_FILE = "transformer-by-hand/questions.yaml"
 FIRST_PROMPT_EN = "Where are Q, K and V computed from?"
-
-
-@pytest.fixture
-def content_dir(tmp_path) -> Path:
-    target = tmp_path / "content"
-    shutil.copytree(REPO / "content", target)
-    return target
-
-
-@pytest.fixture
-def app(database_url, content_dir):
-    return create_app(
-        {"SECRET_KEY": "test secret", "DATABASE_URL": database_url, "CONTENT_DIR": str(content_dir)}
-    )
 
 
 def live_bank(app):

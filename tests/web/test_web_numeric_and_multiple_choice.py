@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,10 +18,8 @@ from web_helpers import reading, user_id
 
 from quizsvc import practice, store
 from quizsvc.grading import AnswerRejected, Rejection
-from quizsvc.web import create_app
 from quizsvc.web.context import load_content
 
-REPO = Path(__file__).resolve().parents[2]
 CHAPTER_URL = "/chapters/transformer-by-hand"
 
 EXTRA_QUESTIONS = """\
@@ -92,18 +89,11 @@ questions:
 
 
 @pytest.fixture
-def content_dir(tmp_path) -> Path:
-    target = tmp_path / "content"
-    shutil.copytree(REPO / "content", target)
-    (target / "transformer-by-hand" / "extra.yaml").write_text(EXTRA_QUESTIONS, encoding="utf-8")
-    return target
-
-
-@pytest.fixture
-def app(database_url, content_dir):
-    return create_app(
-        {"SECRET_KEY": "test secret", "DATABASE_URL": database_url, "CONTENT_DIR": str(content_dir)}
+def content_dir(content_dir) -> Path:
+    (content_dir / "transformer-by-hand" / "extra.yaml").write_text(
+        EXTRA_QUESTIONS, encoding="utf-8"
     )
+    return content_dir
 
 
 def question_section(page_html: str, question_id: str) -> str:
