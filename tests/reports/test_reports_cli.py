@@ -344,6 +344,18 @@ def test_stderr_by_path_appends_to_the_file_stderr_appends_to(db, url, content_d
     assert log.read_bytes() == b"earlier lines\n" + expected_gradebook(sessions, bank)
 
 
+def test_a_reader_that_went_away_ends_the_export_with_status_1_and_no_traceback(
+    db, url, content_dir
+):
+    # `quizsvc report gradebook --out - | head -0`: the pipe has no reader left
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with os.fdopen(write_end, "wb") as closed_pipe:
+        args = ("report", "gradebook", "--out", "-", "--content", str(content_dir))
+        result = run_quizsvc(url, *args, stdout=closed_pipe)
+    assert (result.returncode, result.stderr) == (1, b"")
+
+
 def test_an_export_failing_to_write_names_the_reason_and_leaves_no_temporary_file(
     db, url, content_dir, out_dir, monkeypatch
 ):

@@ -176,6 +176,27 @@ def test_perturbed_cells_depend_on_the_seed_and_leave_others_alone(monkeypatch) 
     assert len(chosen) > 3
 
 
+@pytest.mark.parametrize(
+    ("cells", "perturbed"),
+    [(1, 1), (2, 1), (3, 2), (4, 2)],
+    ids=["one cell", "two: one left alone", "three: two perturbed", "four"],
+)
+def test_how_many_cells_are_perturbed(monkeypatch, cells, perturbed) -> None:
+    submitted_texts: list[str] = []
+
+    def spy(answer, expected, tol, *, all_or_nothing=False):
+        submitted_texts.append(answer)
+        return grade_numeric(answer, expected, tol, all_or_nothing=all_or_nothing)
+
+    monkeypatch.setattr(selftest, "grade_numeric", spy)
+    expected = np.arange(1.0, cells + 1.0).reshape(1, cells)
+    assert selftest._check_perturbed(
+        expected, Tolerance(), False, 0, np.random.default_rng(0)
+    ).passed
+    [text] = submitted_texts
+    assert np.count_nonzero(parse_answer(text) != expected) == perturbed
+
+
 # --- run_selftest on banks --------------------------------------------------------------------
 
 

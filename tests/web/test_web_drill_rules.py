@@ -1,6 +1,7 @@
 """The rules a drill's page states before the learner answers: how close an answer must be,
 whether one wrong cell costs everything, and what a further attempt costs, each shown only
-where it applies. Runs on a copy of content/ with one more drill, whose retries are free."""
+where it applies. Runs on a copy of content/ with three more drills: one whose retries are
+free, and two at the edges of the rules (two cells, two attempts; one attempt)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-FREE_RETRIES = """\
+EXTRA_DRILLS = """\
 questions:
   - id: drill-softmax-free-retries
     type: drill
@@ -24,12 +25,39 @@ questions:
     attempts: 2
     penalty: 0
     all_or_nothing: true
+
+  - id: drill-softmax-pair
+    type: drill
+    kind: softmax_row
+    tags: [softmax]
+    prompt:
+      zh: 对这两个分数做 Softmax，保留三位小数。
+      en: Apply the softmax to these two scores. Round to three decimals.
+    params: {n: 2}
+    tolerance: {atol: 0.005, rtol: 0}
+    attempts: 2
+    penalty: 0.25
+    all_or_nothing: true
+
+  - id: drill-softmax-one-attempt
+    type: drill
+    kind: softmax_row
+    tags: [softmax]
+    prompt:
+      zh: 对这一行分数做 Softmax，保留三位小数。
+      en: Apply the softmax to this row of scores. Round to three decimals.
+    params: {}
+    tolerance: {atol: 0.005, rtol: 0}
+    attempts: 1
+    penalty: 0.5
 """
 
 
 @pytest.fixture
 def content_dir(content_dir) -> Path:
-    (content_dir / "transformer-by-hand" / "free.yaml").write_text(FREE_RETRIES, encoding="utf-8")
+    (content_dir / "transformer-by-hand" / "extra-drills.yaml").write_text(
+        EXTRA_DRILLS, encoding="utf-8"
+    )
     return content_dir
 
 
@@ -58,6 +86,19 @@ def rules_of_a_new_variant(browser, question_id: str) -> list[str]:
                 "Answers within ±0.005 of the exact value count as correct.",
                 "Every cell must be right to score: one wrong cell scores 0.",
             ],
+        ),
+        (  # the smallest answer all or nothing can matter for, the fewest attempts a
+            # penalty can
+            "drill-softmax-pair",
+            [
+                "Answers within ±0.005 of the exact value count as correct.",
+                "Every cell must be right to score: one wrong cell scores 0.",
+                "Each further attempt takes 25% off the score.",
+            ],
+        ),
+        (  # a penalty, but no further attempt for it to apply to
+            "drill-softmax-one-attempt",
+            ["Answers within ±0.005 of the exact value count as correct."],
         ),
         (  # one token id, one attempt: all or nothing goes without saying
             "drill-greedy-next-token",

@@ -63,6 +63,18 @@ questions:
       zh: 1/√4 = 0.5。
       en: 1/√4 = 0.5.
 
+  - id: softmax-of-two-equal-scores
+    type: numeric
+    tags: [softmax]
+    prompt:
+      zh: 对 [0, 0] 做 Softmax。
+      en: Apply the softmax to [0, 0].
+    answer: [0.5, 0.5]
+    all_or_nothing: true
+    explanation:
+      zh: 两个相等的分数平分权重。
+      en: Two equal scores share the weight equally.
+
   - id: decoder-differences
     type: multiple_choice
     tags: [masking, cross_attention]
@@ -161,6 +173,12 @@ def test_a_numeric_question_states_its_answers_shape_and_tolerance_in_the_page_l
     assert rules(question_section(page, "scale-factor")) == [
         "The answer is one number (write -inf for −∞).",
         "Answers within ±0.01 of the exact value count as correct.",
+    ]
+    # two numbers are the fewest that all or nothing can matter for
+    assert rules(question_section(page, "softmax-of-two-equal-scores")) == [
+        "The answer is a row of 2 numbers, separated by commas or spaces (write -inf for −∞).",
+        "Answers within ±0.01 of the exact value count as correct.",
+        "Every cell must be right to score: one wrong cell scores 0.",
     ]
     # the answer box is described by the rules
     section = question_section(page, "masked-scores")
