@@ -45,12 +45,40 @@ def alembic_config(url: str | None = None) -> Config:
 
 
 def upgrade(url: str | None = None, revision: str = "head") -> None:
-    """Migrate up to ``revision``; StoreError for a revision Alembic cannot reach."""
+    """Migrate up to ``revision``; StoreError for a revision Alembic cannot reach.
+
+    A SQLite database this call would create is left uncreated when the upgrade fails:
+    neither its file nor the directories made for it remain.
+    """
     config = alembic_config(url)
+    missing_before = _missing_paths(sqlite_file(config.attributes["database_url"]))
     try:
         command.upgrade(config, revision)
     except CommandError as exc:
+        _remove_if_created(missing_before)
         raise StoreError(f"cannot upgrade to revision {revision!r}: {exc}") from None
+
+
+def _missing_paths(path: Path | None) -> list[Path]:
+    """``path`` and those of its ancestors that do not exist yet, deepest first."""
+    missing = []
+    while path is not None and not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def _remove_if_created(missing: list[Path]) -> None:
+    """Remove what was missing before: the database file, then its new directories."""
+    if not missing:
+        return
+    file, *directories = missing
+    file.unlink(missing_ok=True)
+    for directory in directories:
+        try:
+            directory.rmdir()
+        except OSError:  # not empty, or gone: either way not ours to remove
+            return
 
 
 def downgrade(url: str | None = None, revision: str = "base") -> None:

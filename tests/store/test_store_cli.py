@@ -268,6 +268,27 @@ def test_an_unknown_revision_is_a_one_line_error(url):
     )
 
 
+def test_a_failed_first_upgrade_leaves_no_database_file_or_directory_behind(tmp_path):
+    path = tmp_path / "missing" / "dir" / "quizsvc.sqlite3"
+    result = invoke(f"sqlite:///{path}", "db", "upgrade", "--revision", "nope")
+    assert result.exit_code == 1, result.output
+    assert list(tmp_path.iterdir()) == []
+    # and the next upgrade, to a revision that exists, creates the database as usual
+    result = invoke(f"sqlite:///{path}", "db", "upgrade")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in path.parent.iterdir()) == ["quizsvc.sqlite3"]
+
+
+def test_a_failed_upgrade_of_an_existing_database_keeps_it(tmp_path):
+    path = tmp_path / "quizsvc.sqlite3"
+    assert invoke(f"sqlite:///{path}", "db", "upgrade").exit_code == 0
+    before = path.read_bytes()
+    result = invoke(f"sqlite:///{path}", "db", "upgrade", "--revision", "nope")
+    assert result.exit_code == 1, result.output
+    assert [p.name for p in tmp_path.iterdir()] == ["quizsvc.sqlite3"]
+    assert path.read_bytes() == before
+
+
 @pytest.mark.parametrize("args", DATABASE_COMMANDS[1:], ids=" ".join)
 def test_commands_other_than_db_upgrade_never_create_a_sqlite_database(tmp_path, args):
     path = tmp_path / "missing" / "dir" / "quizsvc.sqlite3"
