@@ -261,7 +261,6 @@ def _learner_answer(answer: store.AnsweredQuestion) -> dict[str, Any]:
         "choices": answer.choices,
         "text": answer.text,
         "score": answer.score,
-        "suggested_score": answer.suggested_score,
         "status": status,
         "answered_at": _time(answer.answered_at),
         "review": None
@@ -433,7 +432,6 @@ def answer_question(question_id: str):
     result = {
         "question_id": question_id,
         "score": outcome.score,
-        "suggested_score": outcome.answer.suggested_score,
         "replayed": outcome.answer.replayed,
         "learner_answer": _learner_answer(answer),
         "question": solution_view(question, lang),

@@ -155,8 +155,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "score": {"zh": "得分", "en": "Score"},
     "awaiting_review": {
-        "zh": "等待老师评阅（建议得分 {score}）。",
-        "en": "Waiting for an instructor's review (suggested score {score}).",
+        "zh": "等待老师评阅。",
+        "en": "Waiting for an instructor's review.",
     },
     "reviewed": {"zh": "老师评阅：{score}", "en": "Instructor's score: {score}"},
     "reviewer_comment": {"zh": "评语", "en": "Comment"},

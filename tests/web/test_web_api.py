@@ -10,6 +10,7 @@ import json
 import re
 
 import pytest
+from sqlalchemy import select
 
 from quizsvc import practice, store
 
@@ -555,7 +556,9 @@ def test_an_invalid_answer_is_422_and_leaves_the_question_open(api_for):
     assert alice.post(answer, {"choices": ["B"]}).json["score"] == 1.0
 
 
-def test_an_open_answer_waits_for_review_with_a_suggested_score(api_for, sessions):
+def test_an_open_answer_waits_for_review_its_suggested_score_kept_from_the_learner(
+    api_for, sessions
+):
     alice = api_for("alice")
     answer = "/api/questions/why-multi-head/answers?lang=en"
     assert assert_error(alice.post(answer, {"text": "  "}), 422, "invalid_answer") == (
@@ -566,7 +569,10 @@ def test_an_open_answer_waits_for_review_with_a_suggested_score(api_for, session
     text = "Each head has its own Wq, and their outputs are concatenated."
     result = alice.post(answer, {"text": text, "idempotency_key": "o1"}).json
     assert result["score"] is None
-    assert result["suggested_score"] == pytest.approx(0.35)
+    assert "suggested" not in json.dumps(result)
+    with sessions() as session:
+        [stored] = session.scalars(select(store.QuizAnswer)).all()
+        assert stored.suggested_score == pytest.approx(0.35)
     assert result["learner_answer"]["status"] == "awaiting_review"
     assert result["learner_answer"]["text"] == text
     assert result["question"]["reference_answer"]["markdown"].startswith("One attention head")
