@@ -350,9 +350,14 @@ def record_submission(
                     f"idempotency key {idempotency_key!r} is in use for another answer"
                 ) from exc
             raise
-        progress.update_progress(
-            session, learner_id=learner_id, skill=variant.skill, score=score, now=now
-        )
+        if attempt == 1:
+            progress.update_progress(
+                session, learner_id=learner_id, skill=variant.skill, score=score, now=now
+            )
+        else:  # the variant counts at its best attempt: its score may have risen
+            progress.recompute_progress(
+                session, learner_id=learner_id, skill=variant.skill, now=now
+            )
         result = _submission_result(submission, variant, replayed=False)
     return result
 

@@ -13,7 +13,6 @@ from quizsvc.store import (
     DrillVariant,
     IdempotencyConflict,
     Submission,
-    next_mastery,
     progress_for,
     record_submission,
 )
@@ -47,9 +46,11 @@ def run_at_once(work: Callable[[int], object]) -> tuple[list[object], list[BaseE
 def test_twenty_writers_on_one_variant_lose_nothing(session_factory, learner, issue):
     variant = issue(learner, attempts_allowed=THREADS, penalty=0.05, skill="scores")
     own = [issue(learner, question_id=f"own-{i}", skill=f"own-{i}") for i in range(THREADS)]
+    fresh = [issue(learner, question_id=f"fresh-{i}", skill="fresh") for i in range(THREADS)]
 
     def work(index: int):
-        # Each thread its own Session: one answer to the shared variant, two to its own.
+        # Each thread its own Session: one answer to the shared variant, two to its own, and
+        # the first to one of twenty variants of a skill they share.
         with session_factory() as session:
             shared = record_submission(
                 session,
@@ -74,6 +75,17 @@ def test_twenty_writers_on_one_variant_lose_nothing(session_factory, learner, is
                     cells=[],
                     now=T0,
                 )
+            record_submission(
+                session,
+                learner_id=learner,
+                variant_id=fresh[index].id,
+                idempotency_key=f"fresh-{index}",
+                answer_text="0.5",
+                parsed_value=[[0.5]],
+                raw_score=0.5,
+                cells=[],
+                now=T0,
+            )
             return shared
 
     results, errors = run_at_once(work)
@@ -86,19 +98,21 @@ def test_twenty_writers_on_one_variant_lose_nothing(session_factory, learner, is
         [max(0.0, 0.9 - 0.05 * (a - 1)) for a in range(1, THREADS + 1)], abs=1e-12
     )
     with session_factory() as session:
-        assert session.scalar(select(func.count()).select_from(Submission)) == 3 * THREADS
+        assert session.scalar(select(func.count()).select_from(Submission)) == 4 * THREADS
         assert session.get(DrillVariant, variant.id).attempts_used == THREADS
         progress = {p.skill: p for p in progress_for(session, learner)}
-        assert len(progress) == THREADS + 1
-        # No lost update: mastery folds every score in attempt (= commit) order.
-        expected_mastery = 0.0
-        for result in by_attempt:
-            expected_mastery = next_mastery(expected_mastery, result.score)
+        assert len(progress) == THREADS + 2
+        # The shared variant counts once, at its best attempt (the first, 0.9): 0.5 * 0.9.
         assert progress["scores"].attempts == THREADS
-        assert progress["scores"].mastery == pytest.approx(expected_mastery, abs=1e-12)
+        assert progress["scores"].mastery == pytest.approx(0.45, abs=1e-12)
+        # No lost update: twenty items of 0.5 folded one by one, 0.5 * (1 - 0.5**20); one
+        # lost would leave 0.5 * (1 - 0.5**19), 4.8e-7 less.
+        assert progress["fresh"].attempts == THREADS
+        assert progress["fresh"].mastery == pytest.approx(0.5 * (1 - 0.5**THREADS), abs=1e-12)
+        # Its own variant, tried twice (penalty 0.1): 0.5, then 0.5 - 0.1 = 0.4; it keeps 0.5.
         assert all(progress[f"own-{i}"].attempts == 2 for i in range(THREADS))
-        # Second try at its own variant (penalty 0.1): 0.5 - 0.1 = 0.4.
-        assert all(progress[f"own-{i}"].last_score == pytest.approx(0.4) for i in range(THREADS))
+        assert all(progress[f"own-{i}"].last_score == pytest.approx(0.5) for i in range(THREADS))
+        assert all(progress[f"own-{i}"].mastery == pytest.approx(0.25) for i in range(THREADS))
 
 
 def test_twenty_retries_of_one_submission_write_it_once(session_factory, learner, issue):

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Column, Integer, MetaData, String, Table, inspect
 
-from quizsvc.store import Base, StoreError, make_engine, migrate
+from quizsvc import store
+from quizsvc.store import Base, StoreError, make_engine, make_session_factory, migrate
+
+T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # as in conftest.py
 
 
 def schema_differences(engine, metadata=Base.metadata) -> list:
@@ -98,3 +103,76 @@ def test_a_missing_migrations_directory_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("QUIZSVC_MIGRATIONS_DIR", str(tmp_path))
     with pytest.raises(StoreError, match="QUIZSVC_MIGRATIONS_DIR"):
         migrate.upgrade(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+
+
+def test_0002_recounts_progress_a_variant_once_and_its_downgrade_every_attempt(empty_db_url):
+    migrate.upgrade(empty_db_url)
+    engine = make_engine(empty_db_url)
+    try:
+        sessions = make_session_factory(engine)
+        with sessions() as session:
+            ada = store.create_user(session, name="ada", role="student", password="p" * 12).id
+        variant = {
+            "learner_id": ada,
+            "kind": "score_row",
+            "seed": 7,
+            "params": {},
+            "variant_json": {"format": 1},
+            "content_version": "v1",
+            "attempts_allowed": 3,
+            "penalty": 0.1,
+            "skill": "scores",
+            "now": T0,
+        }
+        with sessions() as session:
+            first = store.issue_variant(session, question_id="d-1", **variant).id
+            second = store.issue_variant(session, question_id="d-2", **variant).id
+
+        def submit(variant_id: int, raw_score: float, minute: int) -> None:
+            with sessions() as session:
+                store.record_submission(
+                    session,
+                    learner_id=ada,
+                    variant_id=variant_id,
+                    idempotency_key=f"{variant_id}-{minute}",
+                    answer_text=str(raw_score),
+                    parsed_value=[[raw_score]],
+                    raw_score=raw_score,
+                    cells=[],
+                    now=T0 + timedelta(minutes=minute),
+                )
+
+        submit(first, 0.5, 0)
+        with sessions() as session:
+            store.record_quiz_answer(
+                session,
+                learner_id=ada,
+                question_id="q",
+                content_version="v1",
+                idempotency_key="q",
+                choices=["a"],
+                score=1.0,
+                skill="scores",
+                now=T0 + timedelta(minutes=1),
+            )
+        submit(second, 0.0, 2)
+        submit(first, 1.0, 3)  # its second attempt: 1.0 - 0.1 = 0.9
+
+        def progress() -> tuple:
+            with sessions() as session:
+                [p] = store.progress_for(session, ada)
+                return (p.attempts, p.best_score, p.last_score, p.mastery, p.last_activity)
+
+        last_activity = T0 + timedelta(minutes=3)
+        # items in the order first answered: first at its best 0.9, the answer 1.0, second 0.0
+        # -> 0.45, 0.725, 0.3625; the newest item is second
+        counted_once = (4, 1.0, 0.0, pytest.approx(0.3625), last_activity)
+        # every attempt an item: 0.5, 1.0, 0.0, 0.9 -> 0.25, 0.625, 0.3125, 0.60625
+        every_attempt = (4, 1.0, 0.9, pytest.approx(0.60625), last_activity)
+        assert progress() == counted_once
+        migrate.downgrade(empty_db_url, "0001")
+        assert progress() == every_attempt
+        migrate.upgrade(empty_db_url)
+        assert progress() == counted_once
+    finally:
+        engine.dispose()

@@ -49,22 +49,46 @@ def test_progress_by_hand(session, learner, issue):
     scores_1 = issue(learner, skill="scores", penalty=0.0, attempts_allowed=3)
     scores_2 = issue(learner, skill="scores", question_id="scores-2", penalty=0.0)
     softmax = issue(learner, skill="softmax", question_id="softmax-1", penalty=0.25)
-    times = [T0 + timedelta(minutes=m) for m in range(6)]
-    submit(session, learner, scores_1.id, "a", 0.5, times[0])  # mastery 0.25
-    submit(session, learner, scores_1.id, "b", 1.0, times[1])  # 0.5*0.25 + 0.5*1 = 0.625
-    submit(session, learner, scores_2.id, "c", 0.0, times[2])  # 0.3125
+    attention = issue(learner, skill="attention", question_id="attention-1", penalty=0.5)
+    times = [T0 + timedelta(minutes=m) for m in range(8)]
+    # a variant counts once, at its best attempt, in the order variants were first answered
+    submit(session, learner, scores_1.id, "a", 0.5, times[0])  # scores_1 0.5: mastery 0.25
+    submit(session, learner, scores_1.id, "b", 1.0, times[1])  # scores_1 1.0: 0.5
+    submit(session, learner, scores_2.id, "c", 0.0, times[2])  # then scores_2 0.0: 0.25
     submit(session, learner, softmax.id, "d", 0.0, times[3])  # 0.0
     submit(session, learner, softmax.id, "e", 1.0, times[4])  # attempt 2: 0.75 -> 0.375
+    submit(session, learner, attention.id, "f", 0.8, times[5])  # 0.8 -> 0.4
+    submit(session, learner, attention.id, "g", 1.0, times[6])  # attempt 2: 0.5 < 0.8, still 0.4
 
-    scores, soft = progress_for(session, learner)
+    attn, scores, soft = progress_for(session, learner)
     assert scores.skill == "scores"
     assert (scores.attempts, scores.best_score, scores.last_score) == (3, 1.0, 0.0)
-    assert scores.mastery == pytest.approx(0.3125)
+    assert scores.mastery == pytest.approx(0.25)
     assert scores.last_activity == times[2]
     assert soft.skill == "softmax"
     assert (soft.attempts, soft.best_score, soft.last_score) == (2, 0.75, 0.75)
     assert soft.mastery == pytest.approx(0.375)
     assert soft.last_activity == times[4]
+    # the correct answer scored 0.5 after the penalty: the variant keeps its 0.8
+    assert attn.skill == "attention"
+    assert (attn.attempts, attn.best_score, attn.last_score) == (2, 0.8, 0.8)
+    assert attn.mastery == pytest.approx(0.4)
+    assert attn.last_activity == times[6]
+
+
+def test_a_corrected_variant_keeps_its_place_among_the_items(session, learner, issue):
+    first = issue(learner, skill="scores", penalty=0.0, attempts_allowed=3)
+    second = issue(learner, skill="scores", question_id="scores-2", penalty=0.0)
+    submit(session, learner, first.id, "a", 0.0, T0)
+    submit(session, learner, second.id, "b", 0.5, T0 + timedelta(minutes=1))
+    submit(session, learner, first.id, "c", 1.0, T0 + timedelta(minutes=2))
+    # items in the order first answered: first (now 1.0), second 0.5
+    # mastery 0.5 * (0.5 * 1.0) + 0.5 * 0.5 = 0.5, and the newest item is second;
+    # (first moved last would give 0.625 and last 1.0; every attempt counted, 0.625 and 1.0)
+    [scores] = progress_for(session, learner)
+    assert scores.mastery == pytest.approx(0.5)
+    assert (scores.attempts, scores.best_score, scores.last_score) == (3, 1.0, 0.5)
+    assert scores.last_activity == T0 + timedelta(minutes=2)
 
 
 def test_progress_is_per_learner(session, learner, other_learner, issue):

@@ -410,9 +410,11 @@ def test_a_correction_recomputes_from_the_learner_s_own_drills_and_answers_on_th
     session, learner, other_learner, instructor, issue, submit
 ):
     scaling, other = issue(learner, skill="scaling"), issue(learner, skill="other")
+    scaling_2 = issue(learner, skill="scaling", question_id="scaling-2")
     submit(learner, scaling.id, "d1", 0.5, T0)  # submission 1
     answer = write_open(session, learner, skill="scaling", now=T0 + timedelta(minutes=1))
-    submit(learner, scaling.id, "d2", 0.0, T0 + timedelta(minutes=1))  # submission 2, same instant
+    submit(learner, scaling_2.id, "d2", 0.0, T0 + timedelta(minutes=1))  # the same instant
+    submit(learner, scaling.id, "d2b", 0.0, T0 + timedelta(minutes=1))  # scaling's 2nd try
     submit(learner, other.id, "d3", 1.0, T0 + timedelta(minutes=2))  # another skill
     theirs = issue(other_learner, skill="scaling")
     submit(other_learner, theirs.id, "d4", 1.0, T0)  # another learner's work on the skill
@@ -428,10 +430,11 @@ def test_a_correction_recomputes_from_the_learner_s_own_drills_and_answers_on_th
         now=T0 + timedelta(hours=1),
     )
     progress = {p.skill: p for p in progress_for(session, learner)}
-    # ada's scaling work in time order, a drill before an answer at the same instant:
-    # 0.5, 0.0 (second try: 0.0 - 0.1 penalty, floored), 1.0 (corrected) -> 0.25, 0.125, 0.5625
+    # ada's scaling work in the order first answered, a drill before an answer at the same
+    # instant: scaling 0.5 (its second try, 0.0 - 0.1 floored, does not lower it), scaling_2
+    # 0.0, the answer 1.0 (corrected) -> 0.25, 0.125, 0.5625; four graded attempts
     line = progress["scaling"]
-    assert (line.attempts, line.best_score, line.last_score, line.mastery) == (3, 1.0, 1.0, 0.5625)
+    assert (line.attempts, line.best_score, line.last_score, line.mastery) == (4, 1.0, 1.0, 0.5625)
     assert line.last_activity == T0 + timedelta(minutes=1)  # the answer's time, not the review's
     assert (progress["other"].attempts, progress["other"].mastery) == (1, 0.5)
 

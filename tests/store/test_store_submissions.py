@@ -169,7 +169,8 @@ def test_a_failure_while_recording_rolls_back_everything(
     def broken_update(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(progress_module, "update_progress", broken_update)
+    # a second attempt recomputes the skill's progress (the variant's best may change)
+    monkeypatch.setattr(progress_module, "recompute_progress", broken_update)
     with pytest.raises(RuntimeError, match="disk on fire"):
         submit(session, learner, variant.id, "second", raw_score=1.0)
 
@@ -184,6 +185,23 @@ def test_a_failure_while_recording_rolls_back_everything(
     monkeypatch.undo()
     retried = submit(session, learner, variant.id, "second", raw_score=1.0)
     assert (retried.attempt, retried.score) == (2, 0.5)
+
+
+def test_a_failure_while_counting_a_first_attempt_rolls_back_everything(
+    session, session_factory, learner, issue, monkeypatch
+):
+    variant = issue(learner)
+
+    def broken_update(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(progress_module, "update_progress", broken_update)
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        submit(session, learner, variant.id, "first", raw_score=1.0)
+    with session_factory() as fresh:
+        assert count(fresh, Submission) == 0
+        assert attempts_used(fresh, variant.id) == 0
+        assert progress_for(fresh, learner) == []
 
 
 def test_the_submission_keeps_the_answer_the_parsed_value_and_the_cells(session, learner, issue):

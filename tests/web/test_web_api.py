@@ -389,8 +389,8 @@ def test_a_drill_answered_wrong_then_right(api_for, seed_7):
     (scores,) = progress["skills"]
     assert (scores["skill"], scores["attempts"]) == ("scores", 2)
     assert scores["best_score"] == pytest.approx(0.9)
-    # mastery: 0 -> (0 + 1/3) / 2 = 1/6 -> (1/6 + 0.9) / 2 = 0.5333...
-    assert scores["mastery"] == pytest.approx(1 / 12 + 0.45)
+    # mastery: the variant counts once, at its best attempt (1/3, then 0.9): 0.9 / 2
+    assert scores["mastery"] == pytest.approx(0.45)
     assert [(h["kind"], h["attempt"], h["variant_id"]) for h in progress["history"]] == [
         ("drill", 2, variant_id),
         ("drill", 1, variant_id),

@@ -183,6 +183,7 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
     explanation = text_of(first(r'<p class="help" id="mastery-help">(.*?)</p>', page))
     assert "moves it 50% of the way to that answer's score" in explanation
     assert "50% → 75% → 88% → 94%" in explanation
+    assert "A drill counts once, at your best attempt at it" in explanation
 
     history = first(r'<ul class="history" id="history">(.*?)</ul>', page)
     entries = [text_of(li) for li in re.findall(r"<li[^>]*>(.*?)</li>", history, re.S)]
@@ -203,7 +204,8 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
 
     alice.get("/lang/zh")
     page = alice.get("/progress").text
-    assert "每次评分后都向这次的得分移动差距的 50%" in page
+    assert "每道评过分的题都让它向这道题的得分移动差距的 50%" in page
+    assert "改正错误永远不会拉低掌握度" in page
     assert "<td>残差与归一化（Add &amp; Norm）</td>" in page
     assert "Q、K、V 是从哪里算出来的？ (章节测试)" in text_of(page)
     charts = re.findall(r"<svg class='chart'[^>]*aria-label='([^']*)'", page)

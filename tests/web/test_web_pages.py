@@ -423,10 +423,10 @@ def test_a_drill_answered_wrong_then_right(browser_for, sessions):
     assert drill_state(sessions, "alice", variant_id).stored.attempts_used == 2
     assert count(sessions, store.Submission) == 2
 
-    # progress: 0.5 * 0 + 0.5 * (1/3) = 0.1667, then 0.5 * 0.1667 + 0.5 * 0.9 = 0.5333
+    # progress: two attempts; the variant counts once, at its best (1/3, then 0.9): 0.9 / 2
     row = skill_row(alice.get("/progress").text, "softmax")
-    assert row[:5] == ["Softmax", "2", "90%", "90%", "53%"]
-    assert progress(sessions, "alice")["softmax"].mastery == pytest.approx(0.5 / 3 / 2 + 0.45)
+    assert row[:5] == ["Softmax", "2", "90%", "90%", "45%"]
+    assert progress(sessions, "alice")["softmax"].mastery == pytest.approx(0.45)
 
 
 def test_a_drill_without_attention_weights_shows_its_solution_but_no_heatmap(browser_for, sessions):
@@ -517,13 +517,13 @@ def test_a_drill_out_of_attempts_takes_no_more_answers(browser_for, sessions):
     assert state.stored.attempts_used == 3
     assert not state.solved
     assert len(state.submissions) == 3
-    # mastery 0 -> 0 -> 0.1167 -> 0.5 * 0.1167 + 0.5 * 0.4667 = 0.2917
+    # the variant counts once, at its best attempt (0.4667): mastery 0.2333
     assert skill_row(alice.get("/progress").text, "softmax")[:5] == [
         "Softmax",
         "3",
         "47%",
         "47%",
-        "29%",
+        "23%",
     ]
 
     # a drill with one attempt (the next token's id, all or nothing): one wrong answer ends it
