@@ -37,6 +37,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "switch_language": {"zh": "English", "en": "中文"},
     "login_title": {"zh": "登录", "en": "Log in"},
     "username": {"zh": "用户名", "en": "User name"},
+    # shown under the field and as its title (which browsers add to their "match the
+    # requested format" message); the same rule as "account_name_invalid"
+    "username_rule": {
+        "zh": "1 到 64 个小写字母、数字、“.”、“_”或“-”，以字母或数字开头。",
+        "en": "1 to 64 lower-case letters, digits, '.', '_' or '-', starting with a letter or "
+        "digit.",
+    },
     "password": {"zh": "密码", "en": "Password"},
     "register_title": {"zh": "注册学生账号", "en": "Create a student account"},
     "registration_closed": {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from sqlalchemy import select
 
@@ -80,3 +82,19 @@ def test_the_registration_page_shows_its_form(browser_for):
     assert page.status_code == 200
     for field in ("name", "display_name", "password", "password_again"):
         assert f'name="{field}"' in page.text, field
+
+
+def test_the_user_name_field_states_its_rule_in_the_page_language(browser_for):
+    visitor = browser_for()
+    for lang, rule in [
+        ("en", "1 to 64 lower-case letters, digits, &#39;.&#39;, &#39;_&#39; or &#39;-&#39;, "
+         "starting with a letter or digit."),
+        ("zh", "1 到 64 个小写字母、数字、“.”、“_”或“-”，以字母或数字开头。"),
+    ]:  # fmt: skip
+        visitor.get(f"/lang/{lang}")
+        page = visitor.get("/register").text
+        field = re.search(r'<input name="name"[^>]*>', page).group(0)
+        # the title joins the browser's own "match the requested format" message
+        assert f'title="{rule}"' in field
+        assert 'aria-describedby="username-rule"' in field
+        assert f'<small class="field-rule" id="username-rule">{rule}</small>' in page
