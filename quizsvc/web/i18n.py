@@ -366,11 +366,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     "instructor_report": {"zh": "学习报告", "en": "Report"},
     "instructor_version": {"zh": "版本", "en": "version"},
     "instructor_live_version": {"zh": "当前题库版本", "en": "Live bank version"},
-    "instructor_bank_summary": {
-        "zh": "{chapters} 个章节，{questions} 道题",
-        "en": "{chapters} chapters, {questions} questions",
-    },
+    "instructor_bank_summary": {"zh": "{chapters}，{questions}", "en": "{chapters}, {questions}"},
+    # a key ending in _singular is the form translate() picks for count=1 (English singulars)
+    "instructor_chapter_count": {"zh": "{count} 个章节", "en": "{count} chapters"},
+    "instructor_chapter_count_singular": {"zh": "{count} 个章节", "en": "{count} chapter"},
+    "instructor_question_count": {"zh": "{count} 道题", "en": "{count} questions"},
+    "instructor_question_count_singular": {"zh": "{count} 道题", "en": "{count} question"},
     "instructor_waiting": {"zh": "份开放题答案待评阅", "en": "open answers awaiting review"},
+    "instructor_waiting_singular": {
+        "zh": "份开放题答案待评阅",
+        "en": "open answer awaiting review",
+    },
     "instructor_reload": {"zh": "从磁盘重新加载", "en": "Reload from disk"},
     "instructor_reload_help": {
         "zh": "重新读取 {dir} 中的题库，无需重启。只有全部内容都有效时才会替换当前题库；"
@@ -390,6 +396,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "instructor_reloaded": {
         "zh": "已重新加载：版本 {old} → {new}（{count} 道题）。",
         "en": "Reloaded: version {old} → {new} ({count} questions).",
+    },
+    "instructor_reloaded_singular": {
+        "zh": "已重新加载：版本 {old} → {new}（{count} 道题）。",
+        "en": "Reloaded: version {old} → {new} ({count} question).",
     },
     "instructor_reload_unchanged": {
         "zh": "已重新加载：内容没有变化（版本 {version}）。",
@@ -587,8 +597,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "instructor_no_answer": {"zh": "没有编号为 {id} 的答案。", "en": "There is no answer {id}."},
     "instructor_review_saved": {
-        "zh": "答案 {id} 已评阅：{score}。",
-        "en": "Answer {id} reviewed: {score}.",
+        "zh": "已评阅 {learner} 对“{question}”的答案（{id}）：{score}。",
+        "en": "Reviewed {learner}'s answer ({id}) to “{question}”: {score}.",
     },
     "instructor_no_students": {"zh": "还没有学生。", "en": "There are no students yet."},
     "instructor_display_name": {"zh": "显示名", "en": "Display name"},
@@ -736,6 +746,10 @@ def negotiated_language() -> str:
 
 
 def translate(key: str, **values: object) -> str:
+    """The message in the page's language; with ``count=1``, the key's ``_singular`` form if
+    it has one (English singulars; Chinese has none, its ``_singular`` forms repeat the text)."""
+    if values.get("count") == 1 and f"{key}_singular" in MESSAGES:
+        key = f"{key}_singular"
     text = MESSAGES[key][negotiated_language()]
     return text.format(**values) if values else text
 

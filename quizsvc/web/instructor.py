@@ -51,7 +51,7 @@ from quizsvc.selftest import run_selftest
 from quizsvc.store import reports_queries
 from quizsvc.web.auth import account_problem, create_account, instructor_required
 from quizsvc.web.context import bank, db, load_content, state
-from quizsvc.web.i18n import negotiated_language, skill_name, translate
+from quizsvc.web.i18n import negotiated_language, question_title, skill_name, translate
 from quizsvc.web.quiz import numeric_answer_rules, numeric_answer_tensor
 from quizsvc.web.render import (
     bar_chart_svg,
@@ -520,6 +520,11 @@ def render_review(
     ), status
 
 
+def _percent(score: float) -> str:
+    """A reviewed score as typed: 75%, 12.5%, 33.3% (one decimal where it needs one)."""
+    return f"{score * 100:.1f}".removesuffix(".0") + "%"
+
+
 @bp.get("/reviews/<int:answer_id>")
 @instructor_required
 def review_page(answer_id: int):
@@ -562,7 +567,7 @@ def review(answer_id: int):
             translate(
                 "instructor_review_stale",
                 reviewer=reviews[-1].reviewer,
-                score=f"{reviews[-1].score:.1%}",
+                score=_percent(reviews[-1].score),
             )
             if reviews
             else translate("instructor_review_changed")  # a form from another page state
@@ -570,7 +575,18 @@ def review(answer_id: int):
         return render_review(answer_id, message, typed, 409)
     except store.NotAllowed:
         abort(409, description=translate("instructor_not_open", id=answer_id))
-    flash(translate("instructor_review_saved", id=result.answer_id, score=f"{score:.1%}"), "info")
+    answer = db().get(store.QuizAnswer, result.answer_id)
+    learner = db().get(store.User, answer.learner_id)
+    flash(
+        translate(
+            "instructor_review_saved",
+            id=result.answer_id,
+            learner=learner.display_name,
+            question=question_title(answer.question_id),
+            score=_percent(score),
+        ),
+        "info",
+    )
     if from_queue:
         return redirect(url_for("instructor.reviews"))
     return redirect(url_for("instructor.review_page", answer_id=answer_id))

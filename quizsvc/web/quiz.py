@@ -30,8 +30,13 @@ bp = Blueprint("quiz", __name__)
 
 
 @bp.get("/")
-@login_required
 def index():
+    """The start page: the login form for a visitor (with no "please log in" notice: they
+    asked for nothing else), the instructor's overview, or a learner's first chapter."""
+    if not current_user.is_authenticated:
+        return redirect(url_for("auth.login"))
+    if current_user.is_instructor:
+        return redirect(url_for("instructor.index"))
     return redirect(url_for("quiz.chapter", chapter_id=bank().chapters[0].id))
 
 

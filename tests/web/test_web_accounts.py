@@ -212,6 +212,26 @@ def test_the_request_to_log_in_is_in_the_page_language(browser_for):
     ]
 
 
+def test_the_start_page_is_the_login_form_for_a_visitor_without_a_request_to_log_in(
+    browser_for,
+):
+    visitor = browser_for()
+    visitor.get("/lang/en")
+    start = visitor.get("/")
+    assert (start.status_code, start.headers["Location"]) == (302, "/login")
+    assert flashes(visitor.get("/login").text) == []
+
+
+def test_the_start_page_of_an_instructor_is_their_overview_and_of_a_learner_the_chapter(
+    browser_for,
+):
+    assert browser_for("ines").get("/").headers["Location"] == "/instructor/"
+    assert browser_for("alice").get("/").headers["Location"] == "/chapters/transformer-by-hand"
+    # logging in without a page to return to lands there too
+    ines = browser_for()
+    assert ines.login("ines").headers["Location"] == "/"
+
+
 def test_a_session_ended_by_a_password_change_is_told_why_once(browser_for):
     laptop, phone = browser_for("alice"), browser_for("alice")
     phone.get("/lang/zh")

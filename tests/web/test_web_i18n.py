@@ -55,7 +55,19 @@ def test_every_key_the_templates_and_views_use_exists():
 
 def test_every_message_is_used():
     used = {key for _, key in used_keys()}
+    # a key's _singular form is picked by translate() for count=1 wherever the key is used
+    used |= {f"{key}_singular" for key in used}
     assert sorted(set(MESSAGES) - used) == []
+
+
+def test_every_singular_form_has_its_plural_with_the_same_placeholders():
+    singulars = [key for key in MESSAGES if key.endswith("_singular")]
+    assert singulars  # the scan finds them
+    for key in singulars:
+        plural = key.removesuffix("_singular")
+        assert plural in MESSAGES, key
+        for lang in LANGUAGES:
+            assert placeholders(MESSAGES[key][lang]) == placeholders(MESSAGES[plural][lang]), key
 
 
 # --- catalogs keyed by the domain's names -----------------------------------------------

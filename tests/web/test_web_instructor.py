@@ -450,7 +450,11 @@ def test_review_flow_from_answer_to_the_students_chapter_page(app, browser_for, 
     queue = ines.get("/instructor/reviews")
     assert f'id="answer-{answer_id}"' not in queue.text
     assert 'id="queue-empty"' in queue.text
-    assert "Answer 1 reviewed: 75.0%." in queue.text
+    # whose answer to what, and the score as typed (no "75.0%")
+    assert (
+        "Reviewed alice&#39;s answer (1) to “Why does multi-head attention need more than one "
+        "head?”: 75%."
+    ) in queue.text
     assert awaiting_ids(sessions) == []
 
     chapter = alice.get(CHAPTER_URL).text
@@ -492,6 +496,21 @@ def test_review_flow_from_answer_to_the_students_chapter_page(app, browser_for, 
 def test_scores_are_read_as_percentages_or_points(app, typed, score):
     with app.test_request_context():
         assert parse_score(typed) == pytest.approx(score, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("score", "shown"),
+    [
+        (0.75, "75%"),
+        (0.125, "12.5%"),
+        (1 / 3, "33.3%"),
+        (0.0, "0%"),
+        (1.0, "100%"),
+        (0.9996, "100%"),
+    ],
+)
+def test_a_reviewed_score_is_shown_with_a_decimal_only_where_it_has_one(score, shown):
+    assert instructor._percent(score) == shown
 
 
 @pytest.mark.parametrize(
@@ -766,7 +785,7 @@ def test_a_review_from_a_stale_page_is_refused_and_keeps_the_colleagues_review(
         {"score": "20", "seen_review": seen, "return_to": "answer"},
     )
     assert response.status_code == 409
-    assert "Tara reviewed this answer after you opened this page (it is now 80.0%)" in text_of(
+    assert "Tara reviewed this answer after you opened this page (it is now 80%)" in text_of(
         response
     )
     assert "TA: good" in response.text
@@ -907,11 +926,28 @@ def test_the_overview_counts_students_only_and_marks_a_full_queue(
     ines = browser_for("ines")
     ines.get("/lang/en")
     assert ">Students</a>: 2</li>" in ines.get("/instructor/").text  # alice and bob, not ines
+    # the shipped bank: one chapter, six questions and twelve drills
+    assert "1 chapter, 18 questions" in ines.get("/instructor/").text
+    waiting = re.compile(r'<span id="waiting-count">([^<]*)</span> ([^<]*)</li>')
+    assert waiting.search(ines.get("/instructor/").text).groups() == (
+        "0",
+        "open answers awaiting review",
+    )
     answer_open_question(browser_for("alice"))
-    assert '<span id="waiting-count">1</span>' in ines.get("/instructor/").text
+    assert waiting.search(ines.get("/instructor/").text).groups() == (
+        "1",
+        "open answer awaiting review",
+    )
     answer_open_question(browser_for("bob"))
     # the queue is read up to its limit: at the limit there may be more
-    assert '<span id="waiting-count">2+</span>' in ines.get("/instructor/").text
+    assert waiting.search(ines.get("/instructor/").text).groups() == (
+        "2+",
+        "open answers awaiting review",
+    )
+    ines.get("/lang/zh")
+    page = ines.get("/instructor/").text
+    assert "1 个章节，18 道题" in page
+    assert waiting.search(page).groups() == ("2+", "份开放题答案待评阅")
 
 
 def test_the_content_page_shows_each_prompt_on_one_line_cut_after_160_characters(
