@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    abort,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_login import current_user, login_required
 
 from quizsvc import practice, store
@@ -123,70 +133,89 @@ def _load_state(variant_id: int) -> practice.DrillState:
 
 class AnswerSource(StrEnum):
     GRID = "grid"
-    PASTE_BOX = "pasted"  # the text box's field name, which the page focuses on an error
+    PASTE_BOX = "pasted"  # the text box's field name (and id), which an error links to
 
 
 @dataclass(frozen=True)
 class FormAnswer:
     text: str
     source: AnswerSource
+    cells: list[list[str]]  # the grid's cells as typed (stripped); all empty for the paste box
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """One thing to fix before the answer can be read. ``field`` is the input's name and id
+    (None: no one input to point at); ``label`` is what the learner calls that input (the
+    cell's row and column headers, the box's title), or None when ``message`` says it."""
+
+    field: str | None
+    label: str | None
+    message: str
+
+    @property
+    def error_id(self) -> str:
+        """The id of the message, which the field's aria-describedby names."""
+        return f"error-{self.field}" if self.field else "error-answer"
 
 
 class FormProblem(Exception):
-    """The form cannot be read as one answer; ``field`` is the input to fix."""
+    """The form cannot be read as one answer: every problem found, each with its field."""
 
-    def __init__(self, message: str, field: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.field = field
+    def __init__(self, problems: list[FieldProblem]) -> None:
+        super().__init__("; ".join(p.message for p in problems))
+        self.problems = problems
 
 
-def answer_from_form(form, rows: int, cols: int) -> FormAnswer:
+class CellProblem(StrEnum):
+    """Why one cell of the grid cannot be read as one number."""
+
+    EMPTY = "empty"
+    DECIMAL_COMMA = "decimal_comma"
+    SEVERAL_NUMBERS = "several_numbers"
+    NOT_A_NUMBER = "not_a_number"
+    NAN = "nan"
+    TOO_LARGE = "too_large"
+    DIVISION_BY_ZERO = "division_by_zero"
+
+
+def answer_from_form(form, rows: int, cols: int, names: list[list[str]]) -> FormAnswer:
     """The answer as text, from the grid or from the paste box.
 
     The paste box is read only while the grid is empty: text left in it after an error must
     never silently replace what the learner has since typed into the grid. When both hold
     an answer they must agree (e.g. the grid was filled from the box), or the learner is
     asked to empty one of them.
+
+    Every cell of the grid is checked on its own, so that every cell to fix is reported at
+    once, named by ``names`` (its row and column headers as the page shows them).
     """
-    cells = [[form.get(f"cell-{r}-{c}", "").strip() for c in range(cols)] for r in range(rows)]
+    cells = [[form.get(cell_field(r, c), "").strip() for c in range(cols)] for r in range(rows)]
     pasted = form.get("pasted", "").strip()
     grid_used = any(value for row in cells for value in row)
     if pasted and not grid_used:
-        return FormAnswer(pasted, AnswerSource.PASTE_BOX)
-    empty = [(r, c) for r, row in enumerate(cells) for c, value in enumerate(row) if not value]
+        return FormAnswer(pasted, AnswerSource.PASTE_BOX, cells)
+    if not grid_used:
+        first = cell_field(0, 0)
+        raise FormProblem([FieldProblem(first, None, translate("no_answer_entered"))])
+    empty = any(not value for row in cells for value in row)
     grid_text = "\n".join(", ".join(row) for row in cells)
     if pasted and (empty or not _same_numbers(grid_text, pasted)):
-        raise FormProblem(
-            translate("grid_and_paste_box_differ", box=translate("paste_matrix")),
-            AnswerSource.PASTE_BOX,
-        )
-    if empty:
-        r, c = empty[0]
-        problem = translate("grid_cell_empty", row=r + 1, column=c + 1)
-        raise FormProblem(translate("invalid_answer_in_grid", message=problem), cell_field(r, c))
-    _require_one_value_per_cell(cells)
-    return FormAnswer(grid_text, AnswerSource.GRID)
-
-
-def _require_one_value_per_cell(cells: list[list[str]]) -> None:
-    """Raise FormProblem for the first cell holding more than one value: read as the grid's
-    text, it would shift every value after it, and the grader would blame the whole matrix
-    ("expected 1 × 3 values, got 4")."""
-    for r, row in enumerate(cells):
-        for c, value in enumerate(row):
-            if not _holds_several_values(value):
-                continue
-            if _DECIMAL_COMMA.fullmatch(value):
-                problem = translate("grid_cell_decimal_comma", row=r + 1, column=c + 1)
-            else:
-                problem = translate("grid_cell_several_numbers", row=r + 1, column=c + 1)
-            message = translate("invalid_answer_in_grid", message=problem)
-            raise FormProblem(message, cell_field(r, c))
+        message = translate("grid_and_paste_box_differ", box=translate("paste_matrix"))
+        raise FormProblem([FieldProblem(AnswerSource.PASTE_BOX.value, None, message)])
+    problems = [
+        FieldProblem(cell_field(r, c), names[r][c], cell_problem_text(problem, value))
+        for r, row in enumerate(cells)
+        for c, value in enumerate(row)
+        if (problem := cell_problem(value)) is not None
+    ]
+    if problems:
+        raise FormProblem(problems)
+    return FormAnswer(grid_text, AnswerSource.GRID, cells)
 
 
 def cell_field(row: int, col: int) -> str:
-    """The name of the grid's input for a cell, rows and columns counted from 0."""
+    """The name (and id) of the grid's input for a cell, rows and columns counted from 0."""
     return f"cell-{row}-{col}"
 
 
@@ -194,34 +223,63 @@ def cell_field(row: int, col: int) -> str:
 # comma): the grader reads two numbers
 _DECIMAL_COMMA = re.compile(r"[+-]?[0-9]+[,，][0-9]+")
 
+_UNREADABLE_VALUE = {
+    Rejection.NAN: CellProblem.NAN,
+    Rejection.TOO_LARGE: CellProblem.TOO_LARGE,
+    Rejection.DIVISION_BY_ZERO: CellProblem.DIVISION_BY_ZERO,
+}
 
-def _holds_several_values(cell: str) -> bool:
-    """Whether the grader, reading the grid as one text (cells joined by ", ", rows by new
-    lines), would take this cell for more than one value ("0.5 0.1", the decimal comma of
-    "0,5") or split its row at it ("0.5;" ends the row, ", 0.5" leaves a value out).
 
-    Asked of the grader's own parser, with the cell where the grid text puts it: between two
-    values of a row, which must then read as three values. A cell whose one value cannot be
-    read ("abc") is left to the grading, whose message names its row and column."""
+def cell_problem(cell: str) -> CellProblem | None:
+    """Why the grader could not take this cell (stripped) as one number, or None if it can.
+
+    Asked of the grader's own parser, with the cell where the grid's text puts it (cells
+    joined by ", ", rows by new lines): between two values of a row, which must then read as
+    three values. So a cell the grader would take for more than one value ("0.5 0.1", the
+    decimal comma of "0,5"), or at which it would split its row ("0.5;" ends the row,
+    ", 0.5" leaves a value out), holds several numbers; one it cannot read is named by what
+    the grader says of it."""
+    if not cell:
+        return CellProblem.EMPTY
+    several = (
+        CellProblem.DECIMAL_COMMA if _DECIMAL_COMMA.fullmatch(cell) else CellProblem.SEVERAL_NUMBERS
+    )
     try:
         values = parse_answer(f"0, {cell}, 0")
     except AnswerRejected as exc:
         if "column" in exc.params:  # a value it could not read: is it the cell's first?
-            return (exc.params["row"], exc.params["column"]) != (1, 2)
-        # a separator inside the cell splits its row; brackets and the like are the
-        # grader's to explain, for the whole grid
-        return exc.code in (Rejection.RAGGED_ROWS, Rejection.EMPTY_BETWEEN_COMMAS)
-    return values.shape != (1, 3)
+            if (exc.params["row"], exc.params["column"]) != (1, 2):
+                return several
+            return _UNREADABLE_VALUE.get(exc.code, CellProblem.NOT_A_NUMBER)
+        if exc.code in (Rejection.RAGGED_ROWS, Rejection.EMPTY_BETWEEN_COMMAS):
+            return several  # a separator inside the cell splits its row
+        return CellProblem.NOT_A_NUMBER  # brackets, a control character: not one number
+    return None if values.shape == (1, 3) else several
 
 
-def rejected_cell(rejection: AnswerRejected) -> str | None:
-    """The grid cell a rejection of the grid's text names, if it names one.
+# Longest cell quoted back in a message, as the grader shortens what it quotes
+_MAX_QUOTED_CHARS = 30
 
-    The grader counts rows and values from 1; `answer_from_form` has made sure that every
-    cell holds exactly one value, so the grader's value number is the grid's column."""
-    if "row" in rejection.params and "column" in rejection.params:
-        return cell_field(int(rejection.params["row"]) - 1, int(rejection.params["column"]) - 1)
-    return None
+
+def cell_problem_text(problem: CellProblem, cell: str) -> str:
+    """What is wrong with a cell, in the page's language, quoting what was typed."""
+    text = cell if len(cell) <= _MAX_QUOTED_CHARS else cell[: _MAX_QUOTED_CHARS - 1] + "…"
+    match problem:
+        case CellProblem.EMPTY:
+            return translate("cell_empty")
+        case CellProblem.DECIMAL_COMMA:
+            fixed = text.replace(",", ".").replace("，", ".")
+            return translate("cell_decimal_comma", text=text, fixed=fixed)
+        case CellProblem.SEVERAL_NUMBERS:
+            return translate("cell_several_numbers", text=text)
+        case CellProblem.NAN:
+            return translate("cell_nan")
+        case CellProblem.TOO_LARGE:
+            return translate("cell_too_large", text=text)
+        case CellProblem.DIVISION_BY_ZERO:
+            return translate("cell_division_by_zero", text=text)
+        case _:
+            return translate("cell_not_a_number", text=text)
 
 
 def _same_numbers(first: str, second: str) -> bool:
@@ -242,11 +300,99 @@ def tolerance_rule(tolerance: Tolerance) -> str:
     return translate("tolerance_relative", atol=atol, rtol=rtol)
 
 
+def cell_names(answer) -> list[list[str]]:
+    """What the learner calls each cell of the answer: its row and column headers as the page
+    shows them ("我, d1"), a header left out where it is empty, the answer's name for a
+    single number."""
+    rows, cols = answer.shape
+    return [
+        [
+            ", ".join(label for label in (answer.row_labels[r], answer.col_labels[c]) if label)
+            or answer.name
+            for c in range(cols)
+        ]
+        for r in range(rows)
+    ]
+
+
+# Where the browser keeps what the learner typed into the grid for their latest graded
+# attempt: {"variant": id, "attempt": n, "cells": rows of text, "unseen": bool}. The store
+# keeps the answer's text, but the page reads only the graded values, and those lose the
+# learner's own writing ("1/3", "0.50"). "unseen": the page after the redirect has not been
+# shown yet, so it moves the focus to the result.
+_LAST_ANSWER = "drill_last_answer"
+# A cookie holds the session: a grid too large for it is shown from the graded values
+_MAX_REMEMBERED_CHARS = 600
+
+
+def _remember_answer(variant_id: int, attempt: int, cells: list[list[str]] | None) -> None:
+    if cells is not None and sum(len(value) for row in cells for value in row) > (
+        _MAX_REMEMBERED_CHARS
+    ):
+        cells = None
+    session[_LAST_ANSWER] = {
+        "variant": variant_id,
+        "attempt": attempt,
+        "cells": cells,
+        "unseen": True,
+    }
+
+
+def _remembered_answer(variant_id: int, attempt: int) -> dict | None:
+    """The remembered answer if it is this variant's latest attempt; marks it seen."""
+    remembered = session.get(_LAST_ANSWER)
+    if not isinstance(remembered, dict):
+        return None
+    if (remembered.get("variant"), remembered.get("attempt")) != (variant_id, attempt):
+        return None
+    if remembered.get("unseen"):
+        session[_LAST_ANSWER] = {**remembered, "unseen": False}
+    return remembered
+
+
+def typed_value(value: float | str) -> str:
+    """A graded cell's value (from stored JSON: infinities as "inf"/"-inf") as a learner would
+    type it back: every digit that was read (the shortest text that reads as the same
+    number), a whole number without ".0", never rounded (a rounded value could turn a right
+    cell wrong)."""
+    number = float(value)
+    if math.isinf(number):
+        return "-inf" if number < 0 else "inf"
+    if number.is_integer() and abs(number) < 1e15:
+        return str(int(number))
+    return repr(number)
+
+
+def grid_prefill(
+    last: store.SubmissionResult | None, rows: int, cols: int, remembered: dict | None
+) -> list[list[str]]:
+    """What the answer grid holds when the page opens without a form to show again: the
+    latest attempt's answer, so that a retry changes only the cells to fix.
+
+    As the learner typed it into the grid when this browser sent it; otherwise (an answer
+    pasted into the box, or sent from another browser or long ago) its values as read. A
+    pasted answer goes into the grid rather than back into the box: the cells marked wrong
+    are in the grid, and the box is read only while the grid is empty, so the grid is where
+    the learner fixes them (as static/drill.js copies a pasted matrix into the grid)."""
+    if last is None:
+        return [["" for _ in range(cols)] for _ in range(rows)]
+    typed = remembered.get("cells") if remembered else None
+    if (
+        isinstance(typed, list)
+        and len(typed) == rows
+        and all(isinstance(row, list) and len(row) == cols for row in typed)
+    ):
+        return [[str(value) for value in row] for row in typed]
+    values = [["" for _ in range(cols)] for _ in range(rows)]
+    for cell in last.cells:
+        values[cell["row"]][cell["col"]] = typed_value(cell["submitted"])
+    return values
+
+
 def render_variant(
     state: practice.DrillState,
-    error: str | None = None,
+    problems: list[FieldProblem] | None = None,
     status: int = 200,
-    error_field: str | None = None,
 ):
     lang = negotiated_language()
     variant = state.variant
@@ -262,6 +408,22 @@ def render_variant(
     if state.stored.attempts_allowed > 1 and state.stored.penalty > 0:
         rules.append(translate("retry_penalty", penalty=f"{state.stored.penalty:.0%}"))
     answer = variant.answer
+    if problems is not None:  # the form sent back: the grid as the learner left it
+        values = [
+            [request.form.get(cell_field(r, c), "") for c in range(cols)] for r in range(rows)
+        ]
+        remembered = None
+    else:
+        remembered = _remembered_answer(state.stored.id, last.attempt) if last else None
+        values = grid_prefill(last, rows, cols, remembered)
+    # the cells the latest attempt got wrong, flagged in the grid (never with what was
+    # expected: the grid is shown only while attempts remain)
+    wrong = (
+        {(cell["row"], cell["col"]) for cell in last.cells if not cell["correct"]}
+        if last
+        else set()
+    )
+    problems = problems or []
     return render_template(
         "variant.html",
         stored=state.stored,
@@ -277,17 +439,16 @@ def render_variant(
         given=[matrix_table(t) for t in variant.given],
         rows=rows,
         cols=cols,
+        scalar=(rows, cols) == (1, 1),
         row_labels=answer.row_labels,
         col_labels=answer.col_labels,
-        cell_names=[
-            [
-                ", ".join(label for label in (answer.row_labels[r], answer.col_labels[c]) if label)
-                or answer.name
-                for c in range(cols)
-            ]
-            for r in range(rows)
-        ],
+        cell_names=cell_names(answer),
+        values=values,
+        wrong=wrong,
         submissions=state.submissions,
+        last=last,
+        # after the redirect from a graded attempt: the keyboard starts at its result
+        focus_result=bool(remembered and remembered.get("unseen")),
         marks=marks,
         finished=state.finished,
         solved=state.solved,
@@ -308,8 +469,8 @@ def render_variant(
         )
         if state.finished and variant.heatmap
         else None,
-        error=error,
-        error_field=error_field,
+        problems=problems,
+        field_problems={p.field: p for p in problems if p.field},
         idempotency_key=uuid.uuid4().hex,
     ), status
 
@@ -356,12 +517,14 @@ def variant(variant_id: int):
 def submit(variant_id: int):
     state = _load_state(variant_id)
     try:
-        answer = answer_from_form(request.form, *state.variant.answer.shape)
+        answer = answer_from_form(
+            request.form, *state.variant.answer.shape, cell_names(state.variant.answer)
+        )
     except FormProblem as problem:
         db().rollback()
-        return render_variant(state, problem.message, 422, problem.field)
+        return render_variant(state, problem.problems, 422)
     try:
-        practice.submit_drill(
+        outcome = practice.submit_drill(
             db(),
             current_user.id,
             variant_id,
@@ -370,17 +533,15 @@ def submit(variant_id: int):
         )
     except AnswerRejected as exc:
         db().rollback()
+        # every cell has been read on its own, so what is left is the whole text's (too long)
         if answer.source is AnswerSource.PASTE_BOX:
-            message = translate(
-                "invalid_answer_in_paste_box",
-                box=translate("paste_matrix"),
-                message=answer_problem(exc),
+            problem = FieldProblem(
+                AnswerSource.PASTE_BOX.value, translate("paste_matrix"), answer_problem(exc)
             )
         else:
             message = translate("invalid_answer_in_grid", message=answer_problem(exc))
-        # the paste box is one field to go back to; in the grid, the cell the grader names
-        field = "pasted" if answer.source is AnswerSource.PASTE_BOX else rejected_cell(exc)
-        return render_variant(state, message, 422, field)
+            problem = FieldProblem(None, None, message)
+        return render_variant(state, [problem], 422)
     except store.AttemptsExhausted:
         db().rollback()
         # solved meanwhile (say in another tab) is no failure: say so, not "no attempts left"
@@ -392,4 +553,7 @@ def submit(variant_id: int):
         # an old form (e.g. after the back button) sent again with another answer
         db().rollback()
         flash(translate("form_already_sent"), "error")
+    else:
+        typed = answer.cells if answer.source is AnswerSource.GRID else None
+        _remember_answer(variant_id, outcome.submission.attempt, typed)
     return redirect(url_for("drills.variant", variant_id=variant_id))

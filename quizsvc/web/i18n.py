@@ -65,15 +65,23 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Your password was changed, so you were signed out here: log in again with "
         "the new password.",
     },
-    "grid_cell_several_numbers": {
-        "zh": "第 {row} 行第 {column} 列不止一个数：每格只填一个数",
-        "en": "row {row}, column {column} holds more than one number: type one number per cell",
+    # what is wrong with one cell, after its row and column headers ("我, d1: empty")
+    "cell_empty": {"zh": "没有填写", "en": "empty"},
+    "cell_several_numbers": {
+        "zh": "“{text}”不止一个数：只填一个数",
+        "en": "“{text}” is more than one number: type just one",
     },
-    "grid_cell_decimal_comma": {
-        "zh": "第 {row} 行第 {column} 列不止一个数：小数点请用“.”（写 0.5，而不是 0,5）",
-        "en": "row {row}, column {column} holds more than one number: the decimal separator "
-        "is a point (0.5, not 0,5)",
+    "cell_decimal_comma": {
+        "zh": "“{text}”用逗号作了小数点：请写 {fixed}",
+        "en": "“{text}” has a decimal comma: write {fixed}",
     },
+    "cell_not_a_number": {"zh": "“{text}”不是数字", "en": "“{text}” is not a number"},
+    "cell_nan": {"zh": "NaN 不是可以评分的数", "en": "NaN is not a number you can be graded on"},
+    "cell_too_large": {
+        "zh": "“{text}”太大，不是有限的数（如果指无穷大，请写 inf）",
+        "en": "“{text}” is too large to be a finite number (write inf if you mean infinity)",
+    },
+    "cell_division_by_zero": {"zh": "“{text}”除以了零", "en": "“{text}” divides by zero"},
     "numeric_key_changed": {
         "zh": "你作答之后，这道题的答案改过了；你记录的得分保持不变。",
         "en": "The key has changed since you answered; your recorded score stands.",
@@ -193,25 +201,40 @@ MESSAGES: dict[str, dict[str, str]] = {
     "paste_matrix": {"zh": "粘贴矩阵", "en": "Paste a matrix"},
     "attempts_left": {"zh": "剩余次数：{n}", "en": "Attempts left: {n}"},
     "attempt_score": {
-        "zh": "第 {attempt} 次：得分 {score}（原始 {raw}，扣分 {penalty}）",
-        "en": "Attempt {attempt}: score {score} (raw {raw}, penalty {penalty})",
+        "zh": "第 {attempt} 次：得分 {score}",
+        "en": "Attempt {attempt}: score {score}",
     },
+    "attempt_score_after_retry": {
+        "zh": "第 {attempt} 次：得分 {score}（答对 {raw}，重试扣去 {penalty}）",
+        "en": "Attempt {attempt}: score {score} ({raw} right, minus {penalty} for retrying)",
+    },
+    "fix_wrong_cells": {
+        "zh": "标 ✗ 的格子在第 {attempt} 次作答中是错的。表格里留着你的答案："
+        "改正这些格子，再提交。",
+        "en": "The cells marked ✗ were wrong in attempt {attempt}. The grid still holds your "
+        "answer: correct those cells and submit again.",
+    },
+    "fix_wrong_answer": {
+        "zh": "第 {attempt} 次的答案是错的。输入框里留着你的答案：改正后再提交。",
+        "en": "Attempt {attempt} was wrong. The box still holds your answer: correct it and "
+        "submit again.",
+    },
+    "wrong_in_attempt": {"zh": "第 {attempt} 次填错", "en": "wrong in attempt {attempt}"},
+    "answer_not_read": {
+        "zh": "无法读取你的答案，这次不计入次数。请改正以下问题，再提交：",
+        "en": "Your answer could not be read, so no attempt was used. Fix the following, "
+        "then submit again:",
+    },
+    "problem_separator": {"zh": "：", "en": ": "},
+    "no_answer_entered": {"zh": "还没有填写答案。", "en": "No answer was entered."},
     "invalid_answer_in_grid": {
         "zh": "无法读取表格中的答案：{message}",
         "en": "Could not read the answer in the grid: {message}",
-    },
-    "invalid_answer_in_paste_box": {
-        "zh": "无法读取“{box}”框中的答案：{message}",
-        "en": "Could not read the answer in the “{box}” box: {message}",
     },
     "grid_and_paste_box_differ": {
         "zh": "表格和“{box}”框里的答案不一致：请清空其中一个，再提交。",
         "en": "The grid and the “{box}” box hold different answers: empty one of them, "
         "then submit again.",
-    },
-    "grid_cell_empty": {
-        "zh": "第 {row} 行第 {column} 列是空的",
-        "en": "row {row}, column {column} is empty",
     },
     "paste_box_help": {
         "zh": "只在表格为空时使用；粘贴到这里的矩阵会填入上面的表格。",

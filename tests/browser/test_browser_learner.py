@@ -122,7 +122,7 @@ def test_a_learner_takes_the_quiz_does_a_drill_and_sees_progress(page, live_serv
     wrong[0, 1:] += 0.1  # the first weight right, the other two 0.1 off
     type_grid(page, wrong)
     submit_answer(page)
-    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 33% (raw 33%, penalty 0%)"])
+    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 33%"])
     expect(page.locator("#marks td[data-correct=true]")).to_have_count(1)
     expect(page.locator("#marks td[data-correct=false]")).to_have_count(2)
     expect(page.locator("#marks td[data-correct=false] .interval")).to_have_count(0)
@@ -133,7 +133,7 @@ def test_a_learner_takes_the_quiz_does_a_drill_and_sees_progress(page, live_serv
     type_grid(page, expected)  # right to 3 decimals; raw 100 %, penalty 0.1 * (2 - 1)
     submit_answer(page)
     expect(page.locator(".attempt").nth(1)).to_have_text(
-        "Attempt 2: score 90% (raw 100%, penalty 10%)"
+        "Attempt 2: score 90% (100% right, minus 10% for retrying)"
     )
     expect(page.locator("#marks td[data-correct=true]")).to_have_count(3)
     expect(page.locator("#answer-form")).to_have_count(0)
@@ -206,7 +206,7 @@ def test_pasting_a_matrix_into_the_first_cell_fills_the_grid(page, live_server, 
 
     assert paste(page, "cell-0-0", text) is False
     submit_answer(page)
-    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100% (raw 100%, penalty 0%)"])
+    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100%"])
     expect(page.locator("#marks td[data-correct=true]")).to_have_count(rows * cols)
 
 
@@ -246,11 +246,12 @@ def test_a_paste_box_error_is_the_boxs_and_the_grid_is_never_ignored(page, live_
     box.fill("1, 2")  # typed, not pasted: the script leaves it to the server
     submit_answer(page)
     error = page.locator("#answer-error")
-    expect(error).to_have_text(
-        "Could not read the answer in the “Paste a matrix” box: expected 1 × 3 values, got 2"
-    )
-    expect(box).to_be_focused()
+    expect(error.locator("li")).to_have_text(["Paste a matrix: expected 1 × 3 values, got 2"])
+    expect(error).to_be_focused()
+    expect(box).to_have_attribute("aria-invalid", "true")
     expect(box).to_have_value("1, 2")
+    error.get_by_role("link", name="Paste a matrix").click()  # the summary leads to the box
+    expect(box).to_be_focused()
 
     type_grid(page, expected)  # fixed in the grid, with the old text still in the box
     submit_answer(page)
@@ -259,7 +260,7 @@ def test_a_paste_box_error_is_the_boxs_and_the_grid_is_never_ignored(page, live_
 
     box.fill("")
     submit_answer(page)
-    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100% (raw 100%, penalty 0%)"])
+    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100%"])
 
 
 def test_a_matrix_pasted_into_the_box_is_copied_into_the_grid(page, live_server, student):
@@ -274,7 +275,7 @@ def test_a_matrix_pasted_into_the_box_is_copied_into_the_grid(page, live_server,
     # a matrix of another shape stays in the box, for the server to explain
     assert page.evaluate(PASTE, ["textarea[name=pasted]", "1 2; 3 4"]) is True
     submit_answer(page)
-    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100% (raw 100%, penalty 0%)"])
+    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100%"])
 
 
 PHONE_WIDTH = 390  # CSS pixels, as an iPhone 12 to 15
@@ -304,18 +305,70 @@ def test_pages_fit_a_phones_width_and_wide_matrices_scroll_in_their_own_box(page
         assert page_width(page) <= PHONE_WIDTH, path
 
 
-def test_the_grid_cell_the_server_rejects_takes_the_focus(page, student):
+def test_a_retry_keeps_the_grid_and_every_unreadable_cell_is_marked(page, live_server, student):
+    """A wrong attempt leaves its answer in the grid with the wrong cells flagged, and the
+    keyboard at its result; cells that cannot be read are all listed above the grid, each
+    marked, with the keyboard at that list; fixing just those cells is enough."""
     login(page, student)
-    start_drill(page, "score_row")  # a 1 x 3 grid
-    for typed, problem in [
-        (["1", "abc", "2"], "could not read 'abc' as a number (row 1, value 2)"),
-        (["1", "0,5", "2"], "row 1, column 2 holds more than one number"),
-    ]:
-        for c, value in enumerate(typed):
-            page.locator(f"input[name=cell-0-{c}]").fill(value)
-        submit_answer(page)
-        expect(page.locator("#answer-error")).to_contain_text(problem)
-        cell = page.locator("input[name=cell-0-1]")
-        expect(cell).to_be_focused()
+    variant_id = start_drill(page, "projection")  # a 3 x 4 grid, atol 0.01
+    expected = drill_state(live_server, student, variant_id).variant.answer.values
+    typed = [[f"{v:.3f}" for v in row] for row in expected]
+    typed[1][2] = "1e3"  # no K value of the drill is anywhere near 1000
+    assert np.abs(expected).max() < 10
+    for r, row in enumerate(typed):
+        for c, value in enumerate(row):
+            page.fill(f"input[name=cell-{r}-{c}]", value)
+    submit_answer(page)
+
+    # raw 11/12 = 92 %; the result has the focus, the grid still holds the answer as typed
+    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 92%"])
+    expect(page.locator("#results")).to_be_focused()
+    assert grid_values(page, 3, 4) == typed
+    expect(page.locator("input.cell.was-wrong")).to_have_count(1)
+    wrong = page.locator("input[name=cell-1-2]")
+    expect(wrong).to_have_class(re.compile(r"\bwas-wrong\b"))
+    expect(wrong).to_have_accessible_description("wrong in attempt 1")
+    expect(page.locator("#answer-form .interval")).to_have_count(0)  # no hint at the answer
+    page.keyboard.press("Tab")  # from the result, straight into the grid
+    expect(page.locator("input[name=cell-0-0]")).to_be_focused()
+
+    # three cells that cannot be read, and the fraction 1/2, which can
+    page.fill("input[name=cell-0-1]", "abc")
+    page.fill("input[name=cell-1-2]", "")
+    page.fill("input[name=cell-2-0]", "0,95")
+    page.fill("input[name=cell-2-3]", "1/2")
+    submit_answer(page)
+    summary = page.locator("#answer-error")
+    expect(summary).to_be_focused()
+    expect(summary.locator("li")).to_have_text(
+        [
+            "我, d1: “abc” is not a number",
+            "爱, d2: empty",
+            "你, d0: “0,95” has a decimal comma: write 0.95",
+        ]
+    )
+    expect(page.locator("input.cell.invalid")).to_have_count(3)
+    for name, value in (("cell-0-1", "abc"), ("cell-1-2", ""), ("cell-2-0", "0,95")):
+        cell = page.locator(f"input[name={name}]")
         expect(cell).to_have_attribute("aria-invalid", "true")
-        expect(cell).to_have_value(typed[1])  # kept, to be corrected
+        expect(cell).to_have_value(value)  # kept, to be corrected
+    expect(page.locator("input[name=cell-2-0]")).to_have_accessible_description(
+        "“0,95” has a decimal comma: write 0.95"
+    )
+    expect(page.locator("input[name=cell-2-3]")).to_have_value("1/2")
+    expect(page.locator("input[name=cell-2-3]")).not_to_have_attribute("aria-invalid", "true")
+    expect(page.locator(".attempts-left")).to_have_text("Attempts left: 2")  # none used
+
+    summary.get_by_role("link", name="爱, d2").click()
+    expect(page.locator("input[name=cell-1-2]")).to_be_focused()
+    page.keyboard.type(f"{expected[1, 2]:.3f}")
+    page.fill("input[name=cell-0-1]", typed[0][1])
+    page.fill("input[name=cell-2-0]", typed[2][0])
+    page.fill("input[name=cell-2-3]", typed[2][3])
+    submit_answer(page)
+    # attempt 2 right: 100 % less 0.1 * (2 - 1) = 90 %
+    expect(page.locator(".attempt")).to_have_text(
+        ["Attempt 1: score 92%", "Attempt 2: score 90% (100% right, minus 10% for retrying)"]
+    )
+    expect(page.locator("#results")).to_be_focused()
+    expect(page.locator("#answer-form")).to_have_count(0)

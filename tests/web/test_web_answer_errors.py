@@ -45,6 +45,26 @@ def inline_error(page_html: str) -> str:
     return html.unescape(match.group(1))
 
 
+def error_summary(page_html: str) -> list[str]:
+    """The drill form's error summary (above the grid, taking the focus): each problem's
+    text, as read (the link to its field is the name before the colon)."""
+    match = re.search(
+        r'<div class="error-summary" id="answer-error" tabindex="-1" autofocus>(.*?)</div>',
+        page_html,
+        re.S,
+    )
+    assert match, "no error summary"
+    items = re.findall(r"<li>(.*?)</li>", match.group(1), re.S)
+    return [html.unescape(re.sub(r"<[^>]+>", "", item)) for item in items]
+
+
+def labels(sessions, name: str, variant_id: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The answer's row and column headers, as the grid shows them."""
+    with reading(sessions) as session:
+        answer = practice.drill_state(session, user_id(sessions, name), variant_id).variant.answer
+        return answer.row_labels, answer.col_labels
+
+
 def attempts_used(sessions, name: str, variant_id: int) -> int:
     with reading(sessions) as session:
         return store.load_variant(session, variant_id).attempts_used
@@ -59,34 +79,35 @@ def test_text_left_in_the_paste_box_never_silently_overrides_the_grid(browser_fo
     right = expected_answer(sessions, "alice", variant_id)
     url = f"/variants/{variant_id}/submissions"
 
-    # a paste error says it is the paste box's, and sends the learner back to that box
+    # a paste error says it is the paste box's, and links the learner to that box
     response = alice.post(url, {"pasted": "1, 2"})
     assert response.status_code == 422
-    assert inline_error(response.text) == (
-        "Could not read the answer in the “Paste a matrix” box: expected 1 × 3 values, got 2"
-    )
+    assert error_summary(response.text) == ["Paste a matrix: expected 1 × 3 values, got 2"]
+    assert '<li><a href="#pasted">Paste a matrix</a>: <span id="error-pasted">' in response.text
     textarea = re.search(r"<textarea name=\"pasted\"[^>]*>([^<]*)</textarea>", response.text)
-    assert "autofocus" in textarea.group(0) and 'aria-invalid="true"' in textarea.group(0)
+    assert 'aria-invalid="true"' in textarea.group(0)
+    assert 'aria-describedby="paste-help error-pasted"' in textarea.group(0)
     assert textarea.group(1) == "1, 2"  # kept, to be corrected
+    assert response.text.count("autofocus") == 1  # the summary's
 
     # the learner fixes the grid, but the old text is still in the box: not the same paste
     # error again, and not the box's answer either, but what to do about the two
     response = alice.post(url, {**grid(right), "pasted": "1, 2"})
     assert response.status_code == 422
-    assert inline_error(response.text) == (
+    assert error_summary(response.text) == [
         "The grid and the “Paste a matrix” box hold different answers: "
         "empty one of them, then submit again."
-    )
+    ]
     # so are numbers of the same shape, and a box the grader cannot read
     off_by_one = ", ".join(repr(float(v) + 1) for v in right[0])
     for other in (off_by_one, "abc"):
         response = alice.post(url, {**grid(right), "pasted": other})
         assert response.status_code == 422, other
-        assert "hold different answers" in inline_error(response.text), other
+        assert "hold different answers" in error_summary(response.text)[0], other
     # a half-filled grid beside a whole pasted matrix is just as ambiguous
     response = alice.post(url, {"cell-0-0": "1", "pasted": "1, 2, 3"})
     assert response.status_code == 422
-    assert "hold different answers" in inline_error(response.text)
+    assert "hold different answers" in error_summary(response.text)[0]
     assert attempts_used(sessions, "alice", variant_id) == 0
 
     # the same numbers in both (say the box was copied into the grid) are one answer
@@ -116,25 +137,26 @@ def test_a_rejected_drill_answer_is_explained_in_chinese(browser_for, sessions):
     alice.get("/lang/zh")
     variant_id = start(alice, "drill-score-row")
     url = f"/variants/{variant_id}/submissions"
+    (query,), keys = labels(sessions, "alice", variant_id)
+    assert keys == ("我", "爱", "你")  # the chapter's sentence; the query is one of them
     cases = [
-        ({"pasted": "1, 2"}, "无法读取“粘贴矩阵”框中的答案：应为 1 × 3 个值，实际是 2 个"),
-        ({"pasted": "1; 2; 3"}, "无法读取“粘贴矩阵”框中的答案：应为 1 × 3 个值，实际是 3 × 1"),
-        ({"pasted": "1 2\n3"}, "无法读取“粘贴矩阵”框中的答案：第 2 行有 1 个值，第 1 行有 2 个"),
-        ({"cell-0-0": "1", "cell-0-2": "2"}, "无法读取表格中的答案：第 1 行第 2 列是空的"),
-        (
-            {"cell-0-0": "abc", "cell-0-1": "1", "cell-0-2": "2"},
-            "无法读取表格中的答案：无法把“abc”读成数字（第 1 行第 1 个值）",
-        ),
+        ({"pasted": "1, 2"}, ["粘贴矩阵：应为 1 × 3 个值，实际是 2 个"]),
+        ({"pasted": "1; 2; 3"}, ["粘贴矩阵：应为 1 × 3 个值，实际是 3 × 1"]),
+        ({"pasted": "1 2\n3"}, ["粘贴矩阵：第 2 行有 1 个值，第 1 行有 2 个"]),
+        ({"cell-0-0": "1", "cell-0-2": "2"}, [f"{query}, 爱：没有填写"]),
+        ({"cell-0-0": "abc", "cell-0-1": "1", "cell-0-2": "2"}, [f"{query}, 我：“abc”不是数字"]),
         (
             {"cell-0-0": "1", "cell-0-1": "2", "pasted": "3"},
-            "表格和“粘贴矩阵”框里的答案不一致：请清空其中一个，再提交。",
+            ["表格和“粘贴矩阵”框里的答案不一致：请清空其中一个，再提交。"],
         ),
+        ({}, ["还没有填写答案。"]),
     ]
-    for form, message in cases:
+    for form, messages in cases:
         response = alice.post(url, form)
         assert response.status_code == 422, form
-        assert inline_error(response.text) == message, form
-        assert not re.search(r"[A-Za-z]{4,}", message)  # no English left in it
+        assert error_summary(response.text) == messages, form
+        assert "无法读取你的答案，这次不计入次数。请改正以下问题，再提交：" in response.text
+        assert not re.search(r"[A-Za-z]{4,}", " ".join(messages))  # no English left in it
     assert attempts_used(sessions, "alice", variant_id) == 0
 
 
@@ -245,13 +267,18 @@ def cell_input(page_html: str, name: str) -> str:
     return match.group(0)
 
 
-def assert_only_marked_cell(page_html: str, name: str) -> None:
-    """The cell takes the focus, is marked invalid and is described by the error; no other
-    field is."""
-    cell = cell_input(page_html, name)
-    assert "autofocus" in cell and 'aria-invalid="true"' in cell, cell
-    assert 'aria-describedby="answer-error"' in cell, cell
-    assert page_html.count("autofocus") == 1 and page_html.count('aria-invalid="true"') == 1
+def assert_marked_cells(page_html: str, *names: str) -> None:
+    """These cells, and no other field, are marked invalid and described by their own
+    message in the summary, which takes the focus."""
+    for name in names:
+        cell = cell_input(page_html, name)
+        assert 'class="cell invalid"' in cell and 'aria-invalid="true"' in cell, cell
+        assert f'aria-describedby="error-{name}"' in cell, cell
+        link = rf'<li><a href="#{name}">[^<]+</a>(?:: |：)<span id="error-{name}">'
+        assert re.search(link, page_html), name
+    assert page_html.count('aria-invalid="true"') == len(names)
+    assert page_html.count("autofocus") == 1
+    assert '<div class="error-summary" id="answer-error" tabindex="-1" autofocus>' in page_html
 
 
 def filled_grid(rows: int, cols: int, **cells: str) -> dict[str, str]:
@@ -266,19 +293,64 @@ def test_a_grid_cell_the_grader_cannot_read_is_marked_and_focused(browser_for, s
     alice.get("/lang/en")
     variant_id = start(alice, "drill-projection")  # a 3 x 4 grid
     url = f"/variants/{variant_id}/submissions"
+    assert labels(sessions, "alice", variant_id) == (("我", "爱", "你"), ("d0", "d1", "d2", "d3"))
     cases = [
-        (filled_grid(3, 4, cell_0_1="abc"), "cell-0-1", "could not read 'abc' as a number "
-         "(row 1, value 2)"),
-        (filled_grid(3, 4, cell_2_3="1/0"), "cell-2-3", "division by zero in '1/0' "
-         "(row 3, value 4)"),
-        (filled_grid(3, 4, cell_1_0="nan"), "cell-1-0", "NaN is not a number you can be graded "
-         "on (row 2, value 1)"),
+        (filled_grid(3, 4, cell_0_1="abc"), "cell-0-1", "我, d1: “abc” is not a number"),
+        (filled_grid(3, 4, cell_2_3="1/0"), "cell-2-3", "你, d3: “1/0” divides by zero"),
+        (filled_grid(3, 4, cell_1_0="nan"), "cell-1-0", "爱, d0: NaN is not a number you can "
+         "be graded on"),
+        (filled_grid(3, 4, cell_1_1="1e999"), "cell-1-1", "爱, d1: “1e999” is too large to be "
+         "a finite number (write inf if you mean infinity)"),
+        (filled_grid(3, 4, cell_0_0="[1]"), "cell-0-0", "我, d0: “[1]” is not a number"),
     ]  # fmt: skip
     for form, name, problem in cases:
         response = alice.post(url, form)
         assert response.status_code == 422, form
-        assert inline_error(response.text) == f"Could not read the answer in the grid: {problem}"
-        assert_only_marked_cell(response.text, name)
+        assert error_summary(response.text) == [problem]
+        assert_marked_cells(response.text, name)
+    assert attempts_used(sessions, "alice", variant_id) == 0
+
+
+def test_every_grid_cell_to_fix_is_reported_at_once_by_its_headers(browser_for, sessions):
+    """The review's case: an empty cell, "abc", a decimal comma and a fraction. The first
+    three are listed together, in the grid's order, each named by its row and column headers
+    and each marked; "1/2" is a fraction the grader reads (0.5), so it is not one of them."""
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    variant_id = start(alice, "drill-projection")  # a 3 x 4 grid
+    assert labels(sessions, "alice", variant_id) == (("我", "爱", "你"), ("d0", "d1", "d2", "d3"))
+    url = f"/variants/{variant_id}/submissions"
+    form = filled_grid(3, 4, cell_0_1="", cell_0_2="abc", cell_1_1="0,95", cell_2_0="1/2")
+    response = alice.post(url, form)
+    assert response.status_code == 422
+    assert error_summary(response.text) == [
+        "我, d1: empty",
+        "我, d2: “abc” is not a number",
+        "爱, d1: “0,95” has a decimal comma: write 0.95",
+    ]
+    assert_marked_cells(response.text, "cell-0-1", "cell-0-2", "cell-1-1")
+    # the summary comes before the grid, inside the form the page opens at
+    page = response.text
+    assert page.index('id="answer-form"') < page.index('id="answer-error"')
+    assert page.index('id="answer-error"') < page.index('<table class="matrix grid">')
+    # everything typed stays where it was typed
+    for name, value in form.items():
+        assert f'value="{value}"' in cell_input(page, name), name
+
+    alice.get("/lang/zh")
+    response = alice.post(url, form)
+    assert error_summary(response.text) == [
+        "我, d1：没有填写",
+        "我, d2：“abc”不是数字",
+        "爱, d1：“0,95”用逗号作了小数点：请写 0.95",
+    ]
+    assert_marked_cells(response.text, "cell-0-1", "cell-0-2", "cell-1-1")
+
+    # nothing typed at all: one problem, not twelve "empty" cells
+    alice.get("/lang/en")
+    response = alice.post(url, {})
+    assert error_summary(response.text) == ["No answer was entered."]
+    assert 'aria-describedby="error-cell-0-0"' in cell_input(response.text, "cell-0-0")
     assert attempts_used(sessions, "alice", variant_id) == 0
 
 
@@ -287,29 +359,25 @@ def test_a_grid_cell_holding_more_than_one_number_is_named_and_marked(browser_fo
     alice.get("/lang/en")
     variant_id = start(alice, "drill-projection")  # a 3 x 4 grid
     url = f"/variants/{variant_id}/submissions"
-    one_per_cell = "holds more than one number: type one number per cell"
+    one = "is more than one number: type just one"
     cases = [
-        ("0,5", "row 2, column 3 holds more than one number: the decimal separator is a point "
-         "(0.5, not 0,5)"),
-        ("-1，25", "row 2, column 3 holds more than one number: the decimal separator is a "
-         "point (0.5, not 0,5)"),
-        ("0.5 0.1", f"row 2, column 3 {one_per_cell}"),
-        ("0.5;", f"row 2, column 3 {one_per_cell}"),  # would end the row
-        (", 0.5", f"row 2, column 3 {one_per_cell}"),  # would leave a value out
-        ("1 abc", f"row 2, column 3 {one_per_cell}"),
-    ]  # fmt: skip
+        ("0,5", "爱, d2: “0,5” has a decimal comma: write 0.5"),
+        ("-1，25", "爱, d2: “-1，25” has a decimal comma: write -1.25"),
+        ("0.5 0.1", f"爱, d2: “0.5 0.1” {one}"),
+        ("0.5;", f"爱, d2: “0.5;” {one}"),  # would end the row
+        (", 0.5", f"爱, d2: “, 0.5” {one}"),  # would leave a value out
+        ("1 abc", f"爱, d2: “1 abc” {one}"),
+    ]
     for value, problem in cases:
         response = alice.post(url, filled_grid(3, 4, cell_1_2=value))
         assert response.status_code == 422, value
-        assert inline_error(response.text) == f"Could not read the answer in the grid: {problem}"
-        assert_only_marked_cell(response.text, "cell-1-2")
+        assert error_summary(response.text) == [problem]
+        assert_marked_cells(response.text, "cell-1-2")
 
     alice.get("/lang/zh")
     response = alice.post(url, filled_grid(3, 4, cell_0_0="0,5"))
-    assert inline_error(response.text) == (
-        "无法读取表格中的答案：第 1 行第 1 列不止一个数：小数点请用“.”（写 0.5，而不是 0,5）"
-    )
-    assert_only_marked_cell(response.text, "cell-0-0")
+    assert error_summary(response.text) == ["我, d0：“0,5”用逗号作了小数点：请写 0.5"]
+    assert_marked_cells(response.text, "cell-0-0")
     assert attempts_used(sessions, "alice", variant_id) == 0
 
 

@@ -92,11 +92,31 @@ def test_an_exact_answer_is_shown_as_its_value_not_as_an_interval(browser_for, s
 
 def test_every_answer_cell_has_a_name_without_an_empty_part(browser_for):
     alice = browser_for("alice")
-    page = alice.get(f"/variants/{start(alice, 'drill-teacher-forcing-loss')}").text
-    assert re.findall(r'<input name="cell-[^"]+"[^>]*aria-label="([^"]*)"', page) == ["Loss"]
     page = alice.get(f"/variants/{start(alice, 'drill-score-row')}").text
     names = re.findall(r'<input name="cell-[^"]+"[^>]*aria-label="([^"]*)"', page)
     assert len(names) == 3 and all(re.fullmatch(r"\S+, \S+", n) for n in names), names
+
+
+def test_a_single_number_is_answered_in_one_labelled_input(browser_for):
+    """The loss and the next token's id are one number each: one input with a visible label
+    (the answer's name), not a 1 x 1 grid with an empty header, no paste box for a matrix,
+    and no -inf hint (neither a loss nor a token id can be infinite)."""
+    alice = browser_for("alice")
+    for question_id, name, lang in [
+        ("drill-teacher-forcing-loss", "Loss", "en"),
+        ("drill-greedy-next-token", "next token id", "en"),
+        ("drill-teacher-forcing-loss", "Loss", "zh"),
+    ]:
+        alice.get(f"/lang/{lang}")
+        page = alice.get(f"/variants/{start(alice, question_id)}").text
+        form = first(r'(<form method="post" action="/variants/\d+/submissions.*?</form>)', page)
+        assert re.findall(r"<input name=\"(cell-[^\"]+)\"", form) == ["cell-0-0"]
+        label = re.search(r'<label for="cell-0-0">([^<]*)</label>\s*<input ([^>]*)>', form)
+        assert label and label.group(1) == name, question_id
+        assert 'id="cell-0-0"' in label.group(2) and "aria-label" not in label.group(2)
+        assert "<table" not in form and "<textarea" not in form, question_id
+        assert "inf" not in text_of(form), question_id  # no -inf hint, and no help about it
+        assert ("Paste a matrix" in page, "粘贴矩阵" in page) == (False, False)
 
 
 # --- the drills list -------------------------------------------------------------------

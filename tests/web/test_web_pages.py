@@ -370,7 +370,7 @@ def test_a_drill_answered_wrong_then_right(browser_for, sessions):
     assert response.status_code == 302
     assert response.headers["Location"] == f"/variants/{variant_id}"
     page = alice.get(f"/variants/{variant_id}").text
-    assert attempt_lines(page) == ["Attempt 1: score 33% (raw 33%, penalty 0%)"]
+    assert attempt_lines(page) == ["Attempt 1: score 33%"]  # no deduction to speak of
     assert "Attempts left: 2" in page
     assert marks(page) == [
         {
@@ -392,8 +392,8 @@ def test_a_drill_answered_wrong_then_right(browser_for, sessions):
     assert response.status_code == 302
     page = alice.get(f"/variants/{variant_id}").text
     assert attempt_lines(page) == [
-        "Attempt 1: score 33% (raw 33%, penalty 0%)",
-        "Attempt 2: score 90% (raw 100%, penalty 10%)",
+        "Attempt 1: score 33%",
+        "Attempt 2: score 90% (100% right, minus 10% for retrying)",
     ]
     assert [m["correct"] for m in marks(page)] == [True, True, True]
     assert [m["interval"] for m in marks(page)] == [interval(v, atol) for v in expected[0]]
@@ -437,7 +437,7 @@ def test_a_drill_without_attention_weights_shows_its_solution_but_no_heatmap(bro
     response = submit(alice, variant_id, grid(variant.answer.values, fmt=repr))
     assert response.status_code == 302
     page = alice.get(f"/variants/{variant_id}").text
-    assert attempt_lines(page) == ["Attempt 1: score 100% (raw 100%, penalty 0%)"]
+    assert attempt_lines(page) == ["Attempt 1: score 100%"]
     assert "Worked solution" in page
     assert "<svg" not in page and "Attention weights heatmap" not in page
 
@@ -445,30 +445,37 @@ def test_a_drill_without_attention_weights_shows_its_solution_but_no_heatmap(bro
 def test_invalid_drill_input_is_422_inline_and_uses_no_attempt(browser_for, sessions):
     alice = browser_for("alice")
     variant_id = start(alice, "drill-score-row")  # a 1 x 3 grid
-    grid_error = "Could not read the answer in the grid: "
-    box_error = "Could not read the answer in the “Paste a matrix” box: "
+    (query,) = drill_state(sessions, "alice", variant_id).variant.answer.row_labels
+    box = '<a href="#pasted">Paste a matrix</a>: '
     cases = [
-        ({"cell-0-0": "abc", "cell-0-1": "1", "cell-0-2": "2"}, grid_error, "abc"),
+        (
+            {"cell-0-0": "abc", "cell-0-1": "1", "cell-0-2": "2"},
+            f'<a href="#cell-0-0">{query}, 我</a>: “abc” is not a number',
+        ),
         (
             {"cell-0-0": "1", "cell-0-1": "", "cell-0-2": "2"},
-            grid_error,
-            "row 1, column 2 is empty",
+            f'<a href="#cell-0-1">{query}, 爱</a>: empty',
         ),
-        ({"cell-0-0": "1", "cell-0-1": "2"}, grid_error, "row 1, column 3 is empty"),
-        ({"pasted": "1, 2"}, box_error, "expected 1 × 3 values, got 2"),
-        ({"pasted": "1; 2; 3"}, box_error, "expected 1 × 3 values, got 3 × 1"),
-        ({"pasted": "1, nan, 2"}, box_error, "NaN"),
-        ({"pasted": "[[1, 2, 3]"}, box_error, "unbalanced brackets"),
+        ({"cell-0-0": "1", "cell-0-1": "2"}, f'<a href="#cell-0-2">{query}, 你</a>: empty'),
+        ({"pasted": "1, 2"}, f"{box}expected 1 × 3 values, got 2"),
+        ({"pasted": "1; 2; 3"}, f"{box}expected 1 × 3 values, got 3 × 1"),
+        (
+            {"pasted": "1, nan, 2"},
+            f"{box}NaN is not a number you can be graded on (row 1, value 2)",
+        ),
+        ({"pasted": "[[1, 2, 3]"}, f"{box}unbalanced brackets: a '[' is never closed"),
     ]
-    for form, where, message in cases:
+    for form, message in cases:
         response = submit(alice, variant_id, form)
         assert response.status_code == 422, form
-        error = re.search(
-            r'<p class="inline-error" id="answer-error" role="alert">(.*?)</p>', response.text
+        summary = re.search(
+            r'<div class="error-summary" id="answer-error" tabindex="-1" autofocus>(.*?)</div>',
+            response.text,
+            re.S,
         )
-        assert error, form
-        assert error.group(1).startswith(html.escape(where)), error.group(1)
-        assert html.escape(message) in error.group(1), (form, error.group(1))
+        assert summary, form
+        problems = re.findall(r"<li>(.*?)</li>", summary.group(1))
+        assert [html.unescape(re.sub("</?span[^>]*>", "", p)) for p in problems] == [message]
         assert "Attempts left: 3" in response.text
         # what was typed stays in the grid, to be corrected rather than retyped
         for name, value in form.items():
@@ -482,7 +489,10 @@ def test_invalid_drill_input_is_422_inline_and_uses_no_attempt(browser_for, sess
     alice.get("/lang/zh")
     response = submit(alice, variant_id, {"pasted": "abc"})
     assert response.status_code == 422
-    assert html.escape("无法读取“粘贴矩阵”框中的答案：无法把“abc”读成数字") in response.text
+    assert (
+        '<a href="#pasted">粘贴矩阵</a>：<span id="error-pasted">'
+        "无法把“abc”读成数字（第 1 行第 1 个值）</span></li>" in response.text
+    )
     assert "剩余次数：3" in response.text
 
 
@@ -500,9 +510,9 @@ def test_a_drill_out_of_attempts_takes_no_more_answers(browser_for, sessions):
         assert submit(alice, variant_id, grid(answer)).status_code == 302
     page = alice.get(f"/variants/{variant_id}").text
     assert attempt_lines(page) == [
-        "Attempt 1: score 0% (raw 0%, penalty 0%)",
-        "Attempt 2: score 23% (raw 33%, penalty 10%)",
-        "Attempt 3: score 47% (raw 67%, penalty 20%)",
+        "Attempt 1: score 0%",
+        "Attempt 2: score 23% (33% right, minus 10% for retrying)",
+        "Attempt 3: score 47% (67% right, minus 20% for retrying)",
     ]
     # finished: the form is gone, and now the wrong cell shows its interval too
     assert 'id="answer-form"' not in page
@@ -532,7 +542,7 @@ def test_a_drill_out_of_attempts_takes_no_more_answers(browser_for, sessions):
     wrong = int(expected[0, 0]) + 1
     assert submit(alice, variant_id, {"cell-0-0": str(wrong)}).status_code == 302
     page = alice.get(f"/variants/{variant_id}").text
-    assert attempt_lines(page) == ["Attempt 1: score 0% (raw 0%, penalty 0%)"]
+    assert attempt_lines(page) == ["Attempt 1: score 0%"]
     assert 'id="answer-form"' not in page and "Worked solution" in page
     assert submit(alice, variant_id, grid(expected, fmt=str)).status_code == 302
     assert drill_state(sessions, "alice", variant_id).stored.attempts_used == 1

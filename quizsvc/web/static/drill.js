@@ -1,9 +1,21 @@
 // Pasting a whole matrix into one grid cell spreads it over the grid; pasting one that fits
 // the grid into the "Paste a matrix" box copies it into the grid and empties the box, so
 // the grid is the one answer the learner sees and edits (the server reads the box only
-// while the grid is empty).
+// while the grid is empty). The error summary's links lead to the fields to fix.
 (function () {
   "use strict";
+  // A link of the error summary (above the grid) takes the keyboard to its cell or box, with
+  // the field in the middle of the screen: the row and column headers stay in view.
+  document.querySelectorAll(".error-summary a[href^='#']").forEach((link) => {
+    link.addEventListener("click", (event) => {
+      const field = document.getElementById(link.getAttribute("href").slice(1));
+      if (!field) return;
+      event.preventDefault();
+      field.scrollIntoView({ block: "center" });
+      field.focus({ preventScroll: true });
+    });
+  });
+
   const cells = Array.from(document.querySelectorAll("input.cell"));
   if (!cells.length) return;
   const at = (r, c) => cells.find((el) => +el.dataset.row === r && +el.dataset.col === c);
