@@ -200,6 +200,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "paste_matrix": {"zh": "粘贴矩阵", "en": "Paste a matrix"},
     "attempts_left": {"zh": "剩余次数：{n}", "en": "Attempts left: {n}"},
+    "variant_best_score": {
+        "zh": "本题得分：{score}（按你最好的一次计算，重试不会拉低它）。",
+        "en": "Your score for this drill: {score} (your best attempt counts, so a retry never "
+        "lowers it).",
+    },
     "attempt_score": {
         "zh": "第 {attempt} 次：得分 {score}",
         "en": "Attempt {attempt}: score {score}",

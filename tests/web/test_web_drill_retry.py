@@ -79,6 +79,7 @@ def test_a_retry_opens_with_the_answer_as_typed_and_the_wrong_cells_flagged(brow
     page = alice.get(f"/variants/{variant_id}").text
     # raw 10/12 = 83 %, attempt 1: no deduction
     assert '<li class="attempt">Attempt 1: score 83%</li>' in page
+    assert 'id="variant-score"' not in page  # one attempt: its score is the drill's
     cells = grid_inputs(page)
     assert {name: cell["value"] for name, cell in cells.items()} == typed
     # the two wrong cells, and only they, are flagged, in words too
@@ -139,6 +140,34 @@ def test_a_retry_opens_with_the_answer_as_typed_and_the_wrong_cells_flagged(brow
     ]
     assert 'id="answer-form"' not in page and "cell-flag" not in page
     assert "autofocus" in results_tag(page)  # the result of the last attempt, solved
+    assert variant_score(page) == (
+        "Your score for this drill: 90% (your best attempt counts, so a retry never lowers it)."
+    )
+
+
+def variant_score(page_html: str) -> str:
+    match = re.search(r'<p class="variant-score" id="variant-score">(.*?)</p>', page_html)
+    assert match, "no variant score"
+    return match.group(1)
+
+
+def test_a_worse_retry_leaves_the_drill_at_its_best_attempt(browser_for, sessions):
+    alice = browser_for("alice")
+    alice.get("/lang/zh")
+    variant_id = start(alice, "drill-projection")  # a 3 x 4 grid, atol 0.01
+    expected = expected_answer(sessions, "alice", variant_id)
+    right = {f"cell-{r}-{c}": f"{v:.3f}" for (r, c), v in np.ndenumerate(expected)}
+    far = f"{np.abs(expected).max() + 1:.3f}"  # off by more than 1: wrong
+    # attempt 1: 11 of 12 right, 92 %; attempt 2: 10 of 12, 83 % less 10 % = 73 %
+    assert (
+        alice.post(f"/variants/{variant_id}/submissions", right | {"cell-0-0": far}).status_code
+        == 302
+    )
+    worse = right | {"cell-0-0": far, "cell-1-1": far}
+    assert alice.post(f"/variants/{variant_id}/submissions", worse).status_code == 302
+    page = alice.get(f"/variants/{variant_id}").text
+    assert re.findall(r'<li class="attempt">(.*?)</li>', page)[0] == "第 1 次：得分 92%"
+    assert variant_score(page) == "本题得分：92%（按你最好的一次计算，重试不会拉低它）。"
 
 
 def test_a_pasted_answer_comes_back_in_the_grid_and_the_box_stays_empty(browser_for, sessions):
