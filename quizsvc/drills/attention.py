@@ -145,7 +145,7 @@ def softmax_row(rng: Rng, p: SoftmaxRowParams) -> Draft:
     tokens = source_tokens(p.n)
     label = "score"
     given = (row("scores", scores, label, tokens),)
-    answer = row("A", weights, label, tokens)
+    answer = row("A", weights, "weight", tokens)
     prompt = text(
         f"一行缩放后的注意力分数为 `{vector(scores)}`（对 {'、'.join(tokens)}）。"
         "对它做 Softmax（`e^x / Σe^x`），写出这一行的注意力权重。",

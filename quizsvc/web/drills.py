@@ -28,6 +28,7 @@ from quizsvc.web.context import bank, db
 from quizsvc.web.i18n import (
     answer_problem,
     drill_title,
+    localized_variant,
     negotiated_language,
     skill_name,
     translate,
@@ -395,7 +396,7 @@ def render_variant(
     status: int = 200,
 ):
     lang = negotiated_language()
-    variant = state.variant
+    variant = localized_variant(state.variant)
     last = state.submissions[-1] if state.submissions else None
     rows, cols = variant.answer.shape
     # never an interval around a wrong cell while attempts remain: it would give the

@@ -6,10 +6,14 @@ The content's language follows the same choice. The catalog is small and checked
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 from flask import Flask, request, session
 from markupsafe import Markup
 
 from quizsvc.bank import DrillQuestion, localize, render_markdown
+from quizsvc.drills import Tensor, Variant
 from quizsvc.grading import AnswerRejected
 from quizsvc.web.context import bank
 
@@ -729,6 +733,67 @@ DRILL_TITLES: dict[str, dict[str, str]] = {
     },
     "greedy_next_token": {"zh": "贪心解码：下一个 token", "en": "Greedy decoding: the next token"},
 }
+
+# The English words among the drills' tensor names and row and column labels, in Chinese
+# (symbols such as Q, W1, σ², x + Sublayer(x) and the tokens read the same in both).
+TENSOR_WORDS_ZH: dict[str, str] = {
+    "score": "分数",
+    "scores": "分数",
+    "scores1": "分数1",
+    "scores2": "分数2",
+    "masked scores": "掩码后的分数",
+    "e^score": "e^分数",
+    "Σ e^score": "Σ e^分数",
+    "weight": "权重",
+    "angle": "角度",
+    "ids": "id",
+    "next token id": "下一个 token 的 id",
+    "target": "目标",
+    "label": "标签",
+    "p(label)": "p(标签)",
+    "decoder input": "Decoder 输入",
+    "teacher forcing": "Teacher Forcing",
+    "Loss": "损失",
+    "hidden": "隐藏层",
+    "pre-activation": "激活前",
+    "centered": "中心化",
+    "normalized": "归一化",
+    "std": "标准差",
+    "sum": "和",
+}
+_POSITION_LABEL = re.compile(r"pos (\d+)")
+
+
+def tensor_word(word: str) -> str:
+    """A tensor's name or label in the page's language ("pos 2 爱" is "位置 2 爱")."""
+    if negotiated_language() != "zh":
+        return word
+    return TENSOR_WORDS_ZH.get(word) or _POSITION_LABEL.sub(r"位置 \1", word)
+
+
+def localized_tensor(tensor: Tensor) -> Tensor:
+    return dataclasses.replace(
+        tensor,
+        name=tensor_word(tensor.name),
+        row_labels=tuple(tensor_word(label) for label in tensor.row_labels),
+        col_labels=tuple(tensor_word(label) for label in tensor.col_labels),
+    )
+
+
+def localized_variant(variant: Variant) -> Variant:
+    """The variant as a page shows it: its tensors' names and labels in the page's language
+    (the stored variant, and the API, keep the drills' own)."""
+    return dataclasses.replace(
+        variant,
+        given=tuple(localized_tensor(t) for t in variant.given),
+        answer=localized_tensor(variant.answer),
+        solution=tuple(
+            dataclasses.replace(step, tensors=tuple(localized_tensor(t) for t in step.tensors))
+            for step in variant.solution
+        ),
+        heatmap=localized_tensor(variant.heatmap) if variant.heatmap is not None else None,
+    )
+
 
 # Why the grader rejected an answer, in Chinese, by `quizsvc.grading.Rejection` code and
 # formatted with the rejection's parameters. English is the grader's own message (str(exc)),

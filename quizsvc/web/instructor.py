@@ -51,7 +51,13 @@ from quizsvc.selftest import run_selftest
 from quizsvc.store import reports_queries
 from quizsvc.web.auth import account_problem, create_account, instructor_required
 from quizsvc.web.context import bank, db, load_content, state
-from quizsvc.web.i18n import negotiated_language, question_title, skill_name, translate
+from quizsvc.web.i18n import (
+    localized_variant,
+    negotiated_language,
+    question_title,
+    skill_name,
+    translate,
+)
 from quizsvc.web.quiz import numeric_answer_rules, numeric_answer_tensor
 from quizsvc.web.render import (
     bar_chart_svg,
@@ -226,7 +232,7 @@ def _parse_seed(raw: str | None) -> int:
 
 def _variant_view(question: DrillQuestion, seed: int, lang: str) -> dict[str, Any]:
     """Generated here and now, never stored (a preview is not a learner's variant)."""
-    variant = practice.build_variant(question, seed)
+    variant = localized_variant(practice.build_variant(question, seed))
     return {
         "seed": seed,
         "skill": variant.skill,

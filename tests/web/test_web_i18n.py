@@ -18,6 +18,7 @@ from quizsvc.web.i18n import (
     LANGUAGES,
     MESSAGES,
     SKILL_NAMES,
+    tensor_word,
 )
 
 WEB = Path(__file__).resolve().parents[2] / "quizsvc" / "web"
@@ -95,3 +96,48 @@ def test_every_skill_and_drill_kind_has_a_name_in_both_languages():
     for names in (*SKILL_NAMES.values(), *DRILL_TITLES.values()):
         assert set(names) == set(LANGUAGES)
         assert all(names[lang].strip() for lang in LANGUAGES), names
+
+
+# Tensor names and labels the drills write that read the same in Chinese: symbols, the
+# paper's layer names, and the chapter's English tokens
+SAME_IN_BOTH = {"AddNorm", "Concat", "CrossAttn", "LayerNorm", "MultiHead", "Sublayer(x)"}
+SAME_IN_BOTH |= {"x + Sublayer(x)", "-ln p", "K_enc", "V_enc", "logits", "id", "love", "you"}
+SAME_IN_BOTH |= {"<eos>", "<pad>"}
+
+
+def test_every_english_word_a_drill_shows_has_its_chinese(app):
+    from quizsvc.drills.registry import generate_variant
+
+    words = set()
+    for kind in DRILL_KINDS:
+        for seed in range(10):
+            variant = generate_variant(kind, seed)
+            tensors = [
+                *variant.given,
+                variant.answer,
+                *(t for s in variant.solution for t in s.tensors),
+            ]
+            for tensor in tensors:
+                words |= {tensor.name, *tensor.row_labels, *tensor.col_labels}
+    english = {w for w in words if re.search("[a-z]{2}", w)}
+    # "Output0", "q(love)", "pos 2 爱": an English word with an index or a token
+    english = {w for w in english if not re.fullmatch(r"(Out|Output)\d|q\(\w+\)|\d+ <?\w+>?", w)}
+    with app.test_request_context(headers={"Accept-Language": "zh"}):
+        untranslated = sorted(w for w in english - SAME_IN_BOTH if tensor_word(w) == w)
+    assert untranslated == [], untranslated
+
+
+@pytest.mark.parametrize(
+    ("lang", "word", "shown"),
+    [
+        ("zh", "scores", "分数"),
+        ("zh", "pos 2 爱", "位置 2 爱"),
+        ("zh", "pos 10", "位置 10"),
+        ("zh", "love", "love"),
+        ("en", "scores", "scores"),
+        ("en", "pos 2 爱", "pos 2 爱"),
+    ],
+)
+def test_a_tensor_word_is_shown_in_the_page_language(app, lang, word, shown):
+    with app.test_request_context(headers={"Accept-Language": lang}):
+        assert tensor_word(word) == shown

@@ -105,7 +105,8 @@ def test_a_single_number_is_answered_in_one_labelled_input(browser_for):
     for question_id, name, lang in [
         ("drill-teacher-forcing-loss", "Loss", "en"),
         ("drill-greedy-next-token", "next token id", "en"),
-        ("drill-teacher-forcing-loss", "Loss", "zh"),
+        ("drill-teacher-forcing-loss", "损失", "zh"),  # the name in the page's language
+        ("drill-greedy-next-token", "下一个 token 的 id", "zh"),
     ]:
         alice.get(f"/lang/{lang}")
         page = alice.get(f"/variants/{start(alice, question_id)}").text
@@ -308,3 +309,17 @@ def test_a_wrong_password_keeps_the_user_name(browser_for):
     name = re.search(r'<input name="name"[^>]*>', response.text).group(0)
     assert 'value="alice"' in name and "autofocus" not in name
     assert "autofocus" in re.search(r'<input name="password"[^>]*>', response.text).group(0)
+
+
+def test_a_drills_tables_are_labelled_in_the_page_language(browser_for):
+    alice = browser_for("alice")
+    alice.get("/lang/zh")
+    page = alice.get(f"/variants/{start(alice, 'drill-softmax-row')}").text
+    # the given row of scores, and the answer's row: weights, not scores
+    assert "<caption>分数</caption>" in page
+    assert "<th scope='row'>分数</th>" in page
+    assert re.search(r'<th scope="row"[^>]*>权重</th>', page), "the grid's row header"
+    assert "权重, 我" in page  # a cell's name
+    alice.get("/lang/en")
+    page = alice.get(f"/variants/{start(alice, 'drill-softmax-row')}").text
+    assert "<caption>scores</caption>" in page and "weight, 我" in page
