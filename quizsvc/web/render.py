@@ -24,7 +24,12 @@ def format_number(value: float, decimals: int = 3) -> str:
 
 
 def matrix_table(tensor: Tensor, marks: Sequence[Sequence[str]] | None = None) -> Markup:
-    """A labelled table; `marks[r][c]` adds a CSS class per cell (e.g. "right", "wrong")."""
+    """A labelled table; `marks[r][c]` adds a CSS class per cell (e.g. "right", "wrong").
+
+    The table comes in a box of its own that scrolls sideways where the table is wider than
+    the page (a vocabulary's worth of columns on a phone), as the WAI pattern for scrollable
+    regions has it: a region named as the table's caption, focusable (tabindex 0) so the
+    keyboard can scroll it too."""
     head = "".join(f"<th scope='col'>{escape(c)}</th>" for c in tensor.col_labels)
     rows = []
     for r, (label, values) in enumerate(zip(tensor.row_labels, tensor.values, strict=True)):
@@ -33,9 +38,11 @@ def matrix_table(tensor: Tensor, marks: Sequence[Sequence[str]] | None = None) -
             css = f" class='{escape(marks[r][c])}'" if marks else ""
             cells.append(f"<td{css}>{escape(format_number(value))}</td>")
         rows.append(f"<tr><th scope='row'>{escape(label)}</th>{''.join(cells)}</tr>")
+    name = escape(tensor.name)
     return Markup(
-        f"<table class='matrix'><caption>{escape(tensor.name)}</caption>"
-        f"<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f"<div class='matrix-scroll' role='region' tabindex='0' aria-label='{name}'>"
+        f"<table class='matrix'><caption>{name}</caption>"
+        f"<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
 
 

@@ -63,15 +63,27 @@ def test_a_matrix_table_labels_rows_and_columns_and_marks_cells():
     tensor = Tensor("S <x>", [[0.5, -math.inf], [2.0, 0.25]], ("我", "a&b"), ("k1", "<k2>"))
     table = str(matrix_table(tensor, marks=[["right", "wrong"], ["wrong", "right"]]))
     assert table == (
+        # a box of its own, which scrolls sideways where the table is wider than the page:
+        # focusable, and named as the table's caption
+        "<div class='matrix-scroll' role='region' tabindex='0' aria-label='S &lt;x&gt;'>"
         "<table class='matrix'><caption>S &lt;x&gt;</caption>"
         "<thead><tr><th></th><th scope='col'>k1</th><th scope='col'>&lt;k2&gt;</th></tr></thead>"
         "<tbody>"
         "<tr><th scope='row'>我</th><td class='right'>0.5</td><td class='wrong'>−∞</td></tr>"
         "<tr><th scope='row'>a&amp;b</th><td class='wrong'>2</td><td class='right'>0.25</td></tr>"
-        "</tbody></table>"
+        "</tbody></table></div>"
     )
     unmarked = str(matrix_table(tensor))
     assert "class='right'" not in unmarked and "<td>0.5</td><td>−∞</td>" in unmarked
+
+
+def test_a_matrix_tables_box_is_named_by_the_caption_with_its_quotes_escaped():
+    root = ET.fromstring(str(matrix_table(Tensor("it's P", [[1.0]], ("r",), ("c",)))))
+    assert (root.tag, root.get("aria-label"), root.get("tabindex")) == ("div", "it's P", "0")
+    assert root.find("table/caption").text == "it's P"
+    assert str(matrix_table(Tensor("it's P", [[1.0]], ("r",), ("c",)))).startswith(
+        "<div class='matrix-scroll' role='region' tabindex='0' aria-label='it&#39;s P'>"
+    )
 
 
 # --- heatmap --------------------------------------------------------------------------------
