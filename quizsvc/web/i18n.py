@@ -320,6 +320,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "最近得分（从早到晚，0–100%）",
         "en": "Your recent scores, oldest first (0 to 100 %)",
     },
+    # the same chart of a student, on an instructor's page
+    "chart_scores": {
+        "zh": "最近得分（从早到晚，0–100%）",
+        "en": "Recent scores, oldest first (0 to 100 %)",
+    },
     "recent_history": {"zh": "最近记录", "en": "Recent history"},
     "awaiting_review_short": {"zh": "待评阅", "en": "awaiting review"},
     "no_progress": {"zh": "还没有记录。先做一道练习吧。", "en": "Nothing yet. Try a drill."},
@@ -679,7 +684,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{count} awaiting review, counted as 0 until reviewed",
     },
     "instructor_drill_history": {"zh": "练习记录", "en": "Drill history"},
-    "instructor_drill_scores": {"zh": "练习得分", "en": "drill scores"},
+    "instructor_drill_scores": {
+        "zh": "练习得分（从早到晚，0–100%）",
+        "en": "Drill scores, oldest first (0 to 100 %)",
+    },
     "instructor_when": {"zh": "时间", "en": "When"},
     "instructor_attempt": {"zh": "第几次", "en": "Attempt"},
     "instructor_drill_solution_note": {

@@ -61,6 +61,7 @@ from quizsvc.web.i18n import (
 from quizsvc.web.quiz import numeric_answer_rules, numeric_answer_tensor
 from quizsvc.web.render import (
     bar_chart_svg,
+    chart_figure,
     format_number,
     heatmap_svg,
     line_chart_svg,
@@ -661,13 +662,15 @@ def _progress_data(user_id: int) -> dict[str, Any]:
     skills = store.progress_for(db(), user_id)
     history = store.recent_history(db(), user_id, limit=HISTORY_LIMIT)
     scored = [h.score for h in reversed(history) if h.score is not None]
+    mastery, recent = translate("chart_mastery"), translate("chart_scores")
     return {
         "skills": skills,
         "history": history,
-        "mastery_chart": bar_chart_svg(
-            [(skill_name(s.skill), s.mastery) for s in skills], label=translate("mastery")
+        "mastery_chart": chart_figure(
+            bar_chart_svg([(skill_name(s.skill), s.mastery) for s in skills], label=mastery),
+            mastery,
         ),
-        "history_chart": line_chart_svg(scored, label=translate("recent_history")),
+        "history_chart": chart_figure(line_chart_svg(scored, label=recent), recent),
     }
 
 
@@ -770,6 +773,7 @@ def student_report(user_id: int):
     report = reports.student_report(db(), live, user.id)
     graded = [line for line in report.skills if line.progress is not None]
     drill_scores = [line.score for line in reversed(report.drill_history)]
+    mastery, drills = translate("chart_mastery"), translate("instructor_drill_scores")
     return render_template(
         "instructor/report.html",
         report=report,
@@ -781,12 +785,15 @@ def student_report(user_id: int):
             for line in report.chapter_answers
         },
         mastery_chart=(
-            bar_chart_svg(
-                [(skill_name(line.skill), line.progress.mastery) for line in graded],
-                label=translate("mastery"),
+            chart_figure(
+                bar_chart_svg(
+                    [(skill_name(line.skill), line.progress.mastery) for line in graded],
+                    label=mastery,
+                ),
+                mastery,
             )
             if graded
             else None
         ),
-        drill_chart=line_chart_svg(drill_scores, label=translate("instructor_drill_scores")),
+        drill_chart=chart_figure(line_chart_svg(drill_scores, label=drills), drills),
     )

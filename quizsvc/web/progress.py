@@ -8,7 +8,7 @@ from flask_login import current_user, login_required
 from quizsvc import store
 from quizsvc.web.context import bank, db
 from quizsvc.web.i18n import skill_name, translate
-from quizsvc.web.render import bar_chart_svg, line_chart_svg
+from quizsvc.web.render import bar_chart_svg, chart_figure, line_chart_svg
 
 bp = Blueprint("progress", __name__)
 
@@ -23,15 +23,17 @@ def index():
     skills = store.progress_for(session, current_user.id)
     history = store.recent_history(session, current_user.id, limit=20)
     scored = [h.score for h in reversed(history) if h.score is not None]
+    mastery, recent = translate("chart_mastery"), translate("chart_history")
     return render_template(
         "progress.html",
         skills=skills,
         history=history,
         history_links={(h.kind, h.record_id): _history_link(h) for h in history},
-        mastery_chart=bar_chart_svg(
-            [(skill_name(s.skill), s.mastery) for s in skills], label=translate("chart_mastery")
+        mastery_chart=chart_figure(
+            bar_chart_svg([(skill_name(s.skill), s.mastery) for s in skills], label=mastery),
+            mastery,
         ),
-        history_chart=line_chart_svg(scored, label=translate("chart_history")),
+        history_chart=chart_figure(line_chart_svg(scored, label=recent), recent),
         mastery_help=mastery_help(),
     )
 

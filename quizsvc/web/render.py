@@ -7,6 +7,7 @@ inject markup.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Sequence
 
 from markupsafe import Markup, escape
@@ -91,25 +92,54 @@ def heatmap_svg(tensor: Tensor, cell: int = 44, label: str = "") -> Markup:
     return Markup("".join(parts))
 
 
+CHART_FONT = 12  # px, the bar chart's labels and percentages
+
+
+def text_width(text: str, font_size: int = CHART_FONT) -> int:
+    """A conservative width of `text` in px, for laying out SVG text that is never measured:
+    0.65 em a character, twice that for a wide one (CJK, full-width forms). DejaVu Sans, one
+    of the widest fonts a browser falls back to, draws the English skill names at 0.46-0.61 em
+    a character ("Add & Norm" the widest), and a CJK font draws 1 em a wide character."""
+    units = sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+    return math.ceil(units * font_size * 13 / 20)
+
+
+def chart_figure(picture: Markup, caption: str) -> Markup:
+    """A chart with its title shown above it, in the page's language (the picture's own
+    name, for screen readers, is its aria-label and title)."""
+    return Markup(
+        f"<figure class='chart'><figcaption>{escape(caption)}</figcaption>{picture}</figure>"
+    )
+
+
 def line_chart_svg(
     points: Sequence[float], width: int = 420, height: int = 140, label: str = ""
 ) -> Markup:
-    """Scores in [0, 1] over time as a polyline with dots; empty input gives an empty frame."""
-    pad = 24
-    inner_w, inner_h = width - 2 * pad, height - 2 * pad
+    """Scores in [0, 1] over time as a polyline with dots, in a frame 44 px from the left
+    (room for the axis's 100 %, 50 % and 0 %, one at each gridline) and 12 px from the other
+    edges; empty input gives an empty frame. Sized by its viewBox: the page's CSS may scale
+    it down."""
+    left, pad = 44, 12
+    inner_w, inner_h = width - left - pad, height - 2 * pad
+    middle = pad + inner_h / 2  # the 50 % gridline
     parts = [
         f"<svg class='chart' xmlns='http://www.w3.org/2000/svg' width='{width}' "
         f"height='{height}' viewBox='0 0 {width} {height}' role='img' "
         f"aria-label='{escape(label)}'><title>{escape(label)}</title>"
-        f"<rect x='{pad}' y='{pad}' width='{inner_w}' height='{inner_h}' fill='none' "
+        f"<rect x='{left}' y='{pad}' width='{inner_w}' height='{inner_h}' fill='none' "
         f"stroke='#ccc'/>"
-        f"<text x='4' y='{pad + 4}' font-size='10'>1</text>"
-        f"<text x='4' y='{pad + inner_h}' font-size='10'>0</text>"
+        f"<line x1='{left}' y1='{middle:g}' x2='{left + inner_w}' y2='{middle:g}' "
+        f"stroke='#ddd' stroke-dasharray='4 3'/>"
     ]
+    for share, y in ((1, pad), (0.5, middle), (0, pad + inner_h)):
+        parts.append(
+            f"<text x='{left - 6}' y='{y + 4:g}' text-anchor='end' font-size='11'>"
+            f"{share:.0%}</text>"
+        )
     if points:
         step = inner_w / max(len(points) - 1, 1)
         coords = [
-            (pad + i * step, pad + inner_h * (1 - min(max(p, 0.0), 1.0)))
+            (left + i * step, pad + inner_h * (1 - min(max(p, 0.0), 1.0)))
             for i, p in enumerate(points)
         ]
         path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
@@ -120,10 +150,18 @@ def line_chart_svg(
 
 
 def bar_chart_svg(bars: Sequence[tuple[str, float]], width: int = 420, label: str = "") -> Markup:
-    """Horizontal bars for values in [0, 1], one per labelled row."""
-    row_h, label_w, pad = 22, 150, 4
+    """Horizontal bars for values in [0, 1], one per labelled row, each followed by its
+    percentage (50 px).
+
+    The labels' column is as wide as the longest label (`text_width`, so never clipped) plus
+    4 px before and 6 px after it; the track takes the rest of `width`, but at least 120 px: a
+    longer label widens the picture instead. Sized by its viewBox: the page's CSS may scale it
+    down, so keeping the default width keeps the text legible on a phone."""
+    row_h, pad, min_track = 22, 4, 120
+    label_w = max((text_width(name) for name, _ in bars), default=0) + 10
+    inner = max(width - label_w - 50, min_track)
+    width = label_w + inner + 50
     height = max(len(bars), 1) * row_h + 2 * pad
-    inner = width - label_w - 50
     parts = [
         f"<svg class='chart' xmlns='http://www.w3.org/2000/svg' width='{width}' "
         f"height='{height}' viewBox='0 0 {width} {height}' role='img' "
@@ -133,12 +171,13 @@ def bar_chart_svg(bars: Sequence[tuple[str, float]], width: int = 420, label: st
         y = pad + i * row_h
         share = min(max(value, 0.0), 1.0)
         parts.append(
-            f"<text x='{label_w - 6}' y='{y + 15}' text-anchor='end' font-size='12'>"
+            f"<text x='{label_w - 6}' y='{y + 15}' text-anchor='end' font-size='{CHART_FONT}'>"
             f"{escape(name)}</text>"
             f"<rect x='{label_w}' y='{y + 3}' width='{inner}' height='{row_h - 6}' fill='#eee'/>"
             f"<rect x='{label_w}' y='{y + 3}' width='{inner * share:.1f}' "
             f"height='{row_h - 6}' fill='#2166ac'/>"
-            f"<text x='{label_w + inner + 6}' y='{y + 15}' font-size='12'>{share:.0%}</text>"
+            f"<text x='{label_w + inner + 6}' y='{y + 15}' font-size='{CHART_FONT}'>"
+            f"{share:.0%}</text>"
         )
     parts.append("</svg>")
     return Markup("".join(parts))

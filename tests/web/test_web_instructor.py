@@ -657,7 +657,11 @@ def test_a_students_page_shows_mastery_per_skill_and_recent_history(app, browser
     row = section(page.text, f'<tr data-skill="{progress.skill}">', "</tr>")
     assert '<td class="mastery">50%</td>' in row
     assert "<td>1</td>" in row  # attempts
-    assert "<svg class='chart'" in page.text  # mastery bar chart and score line chart
+    # mastery bar chart and score line chart, each titled, not as the student's own ("Your")
+    assert re.findall(r"<figure class='chart'><figcaption>([^<]*)</figcaption>", page.text) == [
+        "Mastery per skill (0 to 100 %)",
+        "Recent scores, oldest first (0 to 100 %)",
+    ]
     history = section(page.text, '<ul class="history" id="history">', "</ul>")
     assert "why-multi-head (quiz) — awaiting review" in history
     assert "drill-softmax-row (drill) — 100%" in history

@@ -159,6 +159,10 @@ def test_the_printable_student_report(app, browser_for, sessions):
     skill = re.search(r'<tr data-skill="softmax">(.*?)</tr>', page.text, re.DOTALL).group(1)
     assert '<td class="mastery">50%</td>' in skill
     assert page.text.count("<svg class='chart'") == 2  # mastery bars, drill scores
+    assert re.findall(r"<figure class='chart'><figcaption>([^<]*)</figcaption>", page.text) == [
+        "Mastery per skill (0 to 100 %)",
+        "Drill scores, oldest first (0 to 100 %)",
+    ]
     assert "<script" not in page.text  # nothing to run: prints as served
     assert 'class="no-print help"' in page.text
 

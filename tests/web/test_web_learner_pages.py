@@ -221,6 +221,9 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
         "Mastery per skill (0 to 100 %)",
         "Your recent scores, oldest first (0 to 100 %)",
     ]
+    # and the same names shown, as each chart's title above it
+    captions = r"<figure class='chart'><figcaption>([^<]*)</figcaption><svg"
+    assert re.findall(captions, page) == charts
     assert re.search(r"<text [^>]*>Add &amp; Norm</text>", page)  # the bar's label
 
     alice.get("/lang/zh")
@@ -231,6 +234,7 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
     assert "Q、K、V 是从哪里算出来的？ (章节测试)" in text_of(page)
     charts = re.findall(r"<svg class='chart'[^>]*aria-label='([^']*)'", page)
     assert charts == ["各技能掌握度（0–100%）", "最近得分（从早到晚，0–100%）"]
+    assert re.findall(captions, page) == charts
 
 
 # --- the chapter quiz -------------------------------------------------------------------

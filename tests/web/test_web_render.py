@@ -1,7 +1,9 @@
 """The server-rendered pictures and tables, read back as XML: every coordinate, colour and
 label below is worked out by hand from the layout constants the docstrings of the functions
-describe (heatmap: 70 px of row labels, 24 px of column labels; charts: 24 px padding, bars
-after 150 px of labels with 50 px for the percentage)."""
+describe (heatmap: 70 px of row labels, 24 px of column labels; line chart: a frame 44 px from
+the left and 12 px from the other edges; bar chart: labels 0.65 em a character, twice that for
+a CJK one, in a column 10 px wider than the longest, then the track and 50 px for the
+percentage)."""
 
 from __future__ import annotations
 
@@ -13,10 +15,12 @@ import pytest
 from quizsvc.drills import Tensor
 from quizsvc.web.render import (
     bar_chart_svg,
+    chart_figure,
     format_number,
     heatmap_svg,
     line_chart_svg,
     matrix_table,
+    text_width,
 )
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -146,63 +150,140 @@ def points_of(root: ET.Element) -> list[tuple[str, str]]:
     return [tuple(pair.split(",")) for pair in root.find(f"{SVG}polyline").get("points").split()]
 
 
-def test_a_line_chart_spreads_the_scores_over_the_width_with_1_at_the_top():
+def test_a_line_chart_spreads_the_scores_over_the_width_with_100_percent_at_the_top():
     root = svg(line_chart_svg([0.0, 1.0, 0.5], label="mastery"))
     assert (root.get("width"), root.get("height"), root.get("aria-label")) == (
         "420",
         "140",
         "mastery",
     )
+    assert root.get("viewBox") == "0 0 420 140"  # what lets the page scale it down
+    assert root.find(f"{SVG}title").text == "mastery"
     frame = children(root, "rect")[0]
-    assert [frame.get(a) for a in ("x", "y", "width", "height")] == ["24", "24", "372", "92"]
-    assert [(t.get("y"), t.text) for t in children(root, "text")] == [("28", "1"), ("116", "0")]
-    # x: 24, 24 + 372 / 2, 24 + 372; y: 24 + 92 * (1 - score)
-    expected = [("24.0", "116.0"), ("210.0", "24.0"), ("396.0", "70.0")]
+    # 420 - 44 - 12 wide, 140 - 12 - 12 high
+    assert [frame.get(a) for a in ("x", "y", "width", "height")] == ["44", "12", "364", "116"]
+    # the 50 % gridline halfway down the frame: 12 + 116 / 2
+    line = children(root, "line")[0]
+    assert [line.get(a) for a in ("x1", "y1", "x2", "y2")] == ["44", "70", "408", "70"]
+    # the axis in percent, right-aligned 6 px left of the frame, 4 px below each gridline
+    texts = children(root, "text")
+    assert [(t.get("x"), t.get("y"), t.text) for t in texts] == [
+        ("38", "16", "100%"),
+        ("38", "74", "50%"),
+        ("38", "132", "0%"),
+    ]
+    assert {t.get("text-anchor") for t in texts} == {"end"}
+    # x: 44, 44 + 364 / 2, 44 + 364; y: 12 + 116 * (1 - score)
+    expected = [("44.0", "128.0"), ("226.0", "12.0"), ("408.0", "70.0")]
     assert points_of(root) == expected
     dots = [(c.get("cx"), c.get("cy")) for c in children(root, "circle")]
     assert dots == expected
 
 
 def test_a_line_chart_clamps_scores_to_0_and_1_and_draws_one_point_at_the_left():
-    assert points_of(svg(line_chart_svg([1.5, -0.5]))) == [("24.0", "24.0"), ("396.0", "116.0")]
-    assert points_of(svg(line_chart_svg([0.25], width=100, height=60))) == [("24.0", "33.0")]
+    assert points_of(svg(line_chart_svg([1.5, -0.5]))) == [("44.0", "12.0"), ("408.0", "128.0")]
+    # 61 high: the frame 37, its middle at 12 + 18.5, where a score of 0.5 lies
+    root = svg(line_chart_svg([0.5], width=100, height=61))
+    assert points_of(root) == [("44.0", "30.5")]
+    assert children(root, "line")[0].get("y1") == "30.5"
+    assert [t.get("y") for t in children(root, "text")] == ["16", "34.5", "53"]
 
 
-def test_a_line_chart_without_scores_is_an_empty_frame():
+def test_a_line_chart_without_scores_is_an_empty_frame_with_its_axis():
     root = svg(line_chart_svg([]))
     assert root.find(f"{SVG}polyline") is None and not children(root, "circle")
     assert len(children(root, "rect")) == 1
+    assert [t.text for t in children(root, "text")] == ["100%", "50%", "0%"]
+
+
+def test_a_chart_figure_shows_the_title_above_the_chart_escaped():
+    figure = chart_figure(line_chart_svg([], width=60, height=40, label="a"), "Scores <0–100 %>")
+    assert str(figure).startswith(
+        "<figure class='chart'><figcaption>Scores &lt;0–100 %&gt;</figcaption><svg class='chart'"
+    )
+    assert str(figure).endswith("</svg></figure>")
 
 
 # --- bar chart ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "font_size", "width"),
+    [
+        ("", 12, 0),
+        ("Add & Norm", 12, 78),  # 10 characters of 7.8 px
+        ("ffn", 10, 20),  # 3 of 6.5 px: 19.5, rounded up
+        ("注意力", 12, 47),  # 3 wide characters of 15.6 px: 46.8
+        ("（）", 12, 32),  # full-width parentheses are wide too: 31.2
+        ("掩码（Masked Self-Attention）", 12, 227),  # 4 wide, 21 narrow: 29 * 7.8 = 226.2
+    ],
+)
+def test_the_width_allowed_for_a_label_counts_cjk_characters_double(text, font_size, width):
+    assert text_width(text, font_size) == width
 
 
 def test_a_bar_chart_draws_each_share_of_the_track_with_its_percentage():
     root = svg(bar_chart_svg([("attention <1>", 0.25), ("ffn", 1.2), ("masks", -0.1)]))
     # 3 rows of 22 px plus 4 px padding above and below
     assert (root.get("width"), root.get("height")) == ("420", "74")
+    assert root.get("viewBox") == "0 0 420 74"
     rects = children(root, "rect")
     tracks, bars = rects[0::2], rects[1::2]
-    # rows start at y = 4, 26, 48; the track (420 - 150 - 50 = 220 wide) 3 px lower
+    # the labels' column: "attention <1>", 13 characters, 101.4 px, so 102 + 10;
+    # rows start at y = 4, 26, 48; the track (420 - 112 - 50 = 258 wide) 3 px lower
     assert [(r.get("x"), r.get("y"), r.get("width"), r.get("height")) for r in tracks] == [
-        ("150", "7", "220", "16"),
-        ("150", "29", "220", "16"),
-        ("150", "51", "220", "16"),
+        ("112", "7", "258", "16"),
+        ("112", "29", "258", "16"),
+        ("112", "51", "258", "16"),
     ]
-    assert [b.get("width") for b in bars] == ["55.0", "220.0", "0.0"]
+    assert [b.get("width") for b in bars] == ["64.5", "258.0", "0.0"]
     # each bar lies on its track, from its left end
     assert [(b.get("x"), b.get("y"), b.get("height")) for b in bars] == [
         (t.get("x"), t.get("y"), t.get("height")) for t in tracks
     ]
     texts = [(t.get("x"), t.get("y"), t.text) for t in children(root, "text")]
     assert texts == [
-        ("144", "19", "attention <1>"),
+        ("106", "19", "attention <1>"),
         ("376", "19", "25%"),
-        ("144", "41", "ffn"),
+        ("106", "41", "ffn"),
         ("376", "41", "100%"),
-        ("144", "63", "masks"),
+        ("106", "63", "masks"),
         ("376", "63", "0%"),
     ]
+
+
+def test_a_bar_charts_label_column_fits_its_longest_label_in_either_language():
+    # "Teacher forcing and the loss" was cut to "cher forcing and the loss" in a fixed 144 px
+    root = svg(bar_chart_svg([("Softmax", 0.5), ("Teacher forcing and the loss", 0.5)]))
+    # 28 characters: 218.4 px, so 219 + 10; the track 420 - 229 - 50 = 141
+    labels = children(root, "text")[0::2]
+    assert [(t.get("x"), t.text) for t in labels] == [
+        ("223", "Softmax"),
+        ("223", "Teacher forcing and the loss"),
+    ]
+    assert [(r.get("x"), r.get("width")) for r in children(root, "rect")[0::2]] == [
+        ("229", "141"),
+        ("229", "141"),
+    ]
+    assert root.get("width") == "420"
+
+    root = svg(bar_chart_svg([("掩码（Masked Self-Attention）", 0.5)]))
+    # 227 px (above) + 10; the track 420 - 237 - 50 = 133, half of it 66.5
+    track, bar = children(root, "rect")
+    assert (track.get("x"), track.get("width"), bar.get("width")) == ("237", "133", "66.5")
+    assert [(t.get("x"), t.text) for t in children(root, "text")] == [
+        ("231", "掩码（Masked Self-Attention）"),
+        ("376", "50%"),
+    ]
+
+
+def test_a_label_too_long_for_the_width_widens_the_chart_and_keeps_a_120_px_track():
+    # 30 wide characters: 468 px, so a column of 478; 478 + 120 + 50 = 648
+    root = svg(bar_chart_svg([("注" * 30, 1.0)]))
+    assert (root.get("width"), root.get("viewBox")) == ("648", "0 0 648 30")
+    track, bar = children(root, "rect")
+    assert (track.get("x"), track.get("width"), bar.get("width")) == ("478", "120", "120.0")
+    assert [t.get("x") for t in children(root, "text")] == ["472", "604"]
 
 
 def test_a_bar_chart_without_bars_keeps_one_rows_height():
