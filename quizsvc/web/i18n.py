@@ -297,6 +297,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "accepted_interval": {"zh": "可接受区间", "en": "Accepted interval"},
     "progress_title": {"zh": "学习进度", "en": "Progress"},
     "skill": {"zh": "技能", "en": "Skill"},
+    "skills_table": {"zh": "各技能进度", "en": "Progress per skill"},
     "attempts": {"zh": "次数", "en": "Attempts"},
     "best": {"zh": "最佳", "en": "Best"},
     "last": {"zh": "最近", "en": "Last"},
@@ -457,6 +458,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "磁盘上的内容有 {count} 个错误（当前题库不受影响）：",
         "en": "The content on disk has errors ({count}; the live bank is not affected):",
     },
+    "instructor_content_errors": {"zh": "内容错误", "en": "Content errors"},
     "instructor_file": {"zh": "文件", "en": "File"},
     "instructor_line": {"zh": "行", "en": "Line"},
     "instructor_path": {"zh": "路径", "en": "Path"},
@@ -678,6 +680,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "navigation is left out.",
     },
     "instructor_chapter_total": {"zh": "章节总分", "en": "Chapter total"},
+    "instructor_chapter_answers": {"zh": "章节题目的作答", "en": "Chapter answers"},
     "instructor_not_started": {"zh": "未开始", "en": "not started"},
     "instructor_total_awaiting": {
         "zh": "{count} 个答案待评阅，暂按 0 计",
