@@ -22,6 +22,7 @@ DEFAULT_LANGUAGE = "en"
 
 MESSAGES: dict[str, dict[str, str]] = {
     "app_name": {"zh": "手算 Transformer", "en": "Transformer by hand"},
+    "skip_to_content": {"zh": "跳到正文", "en": "Skip to content"},
     "nav_chapter": {"zh": "章节测试", "en": "Chapter quiz"},
     "nav_drills": {"zh": "计算练习", "en": "Drills"},
     "nav_worked_example": {"zh": "例题全程", "en": "Worked example"},

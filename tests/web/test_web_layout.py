@@ -5,7 +5,9 @@ not a table turned `display: block`. (tests/browser measures the pages' widths.)
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
+from urllib.parse import unquote
 
 from web_helpers import user_id
 
@@ -87,3 +89,30 @@ def test_no_table_is_turned_into_a_block_on_a_phone():
     assert not re.search(r"table[^{}]*\{[^}]*display:\s*block", css)
     box = re.search(r"\.matrix-scroll, \.table-scroll \{([^}]*)\}", css).group(1)
     assert "overflow-x: auto" in box and "max-width: 100%" in box
+
+
+def test_every_page_starts_with_a_skip_link_to_main_and_an_inline_icon(browser_for):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    page = alice.get("/drills").text
+    body = page[page.index("<body>") + len("<body>") :]
+    # the first link of the page, before the navigation's
+    first_link = re.search(r"<a [^>]*>[^<]*</a>", body).group(0)
+    assert first_link == '<a class="skip-link" href="#main">Skip to content</a>'
+    assert '<main id="main" tabindex="-1">' in page
+    alice.get("/lang/zh")
+    assert '<a class="skip-link" href="#main">跳到正文</a>' in alice.get("/drills").text
+
+    # the icon is in the page, so no browser asks for /favicon.ico; its markup escaped, so a
+    # page shows no "<svg" it does not draw (tests/web/test_web_security.py looks for one)
+    icon = re.search(
+        r'<link rel="icon" type="image/svg\+xml" href="data:image/svg\+xml,([^"]+)">', page
+    )
+    assert icon and "<" not in icon.group(1) and "#" not in icon.group(1)
+    root = ET.fromstring(unquote(icon.group(1)))
+    assert (root.tag, root.get("viewBox")) == ("{http://www.w3.org/2000/svg}svg", "0 0 16 16")
+    fills = [rect.get("fill") for rect in root]
+    assert fills == ["#1f3b5c", "#fff", "#92c5de", "#92c5de", "#fff"]
+    # the login page, for one not signed in, has both too
+    login = browser_for().get("/login").text
+    assert 'class="skip-link"' in login and 'rel="icon"' in login
