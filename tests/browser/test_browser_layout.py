@@ -1,0 +1,184 @@
+"""Pages on a phone (390 x 844 CSS pixels) with everything a learner and an instructor see
+once there is work to show: no page wider than the screen, the wide tables scrolling in their
+own boxes (by keyboard too), the charts scaled down with every label inside its picture; and
+the skip link."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+from sqlalchemy import select
+
+from quizsvc import practice, store
+from quizsvc.bank import DrillQuestion
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the `chromium` fixture skips (or fails under CI) with the reason
+    expect = None
+
+PASSWORD = "correct horse battery"  # as in conftest.py
+PHONE = {"width": 390, "height": 844}
+UNFINISHED = "drill-multi-head"  # its answer grid stays on the page
+
+
+def login(page, name: str) -> None:
+    page.goto("/login")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.login button[type=submit]")
+    page.wait_for_url(re.compile(r"/chapters/transformer-by-hand$"))
+
+
+@pytest.fixture(scope="module")
+def worked(live_server) -> dict:
+    """A student who answered every chapter question and every drill (all but one solved),
+    and an instructor: the pages with the most on them."""
+    name, teacher = f"busy-{uuid.uuid4().hex[:8]}", f"teacher-{uuid.uuid4().hex[:8]}"
+    bank = live_server.app.extensions["quizsvc"].bank
+    variants = {}
+    with live_server.sessions() as session:
+        store.create_user(session, name=name, role="student", password=PASSWORD)
+        store.create_user(session, name=teacher, role="instructor", password=PASSWORD)
+        learner = session.scalar(select(store.User.id).where(store.User.name == name))
+        for question in bank.questions.values():
+            key = uuid.uuid4().hex
+            if not isinstance(question, DrillQuestion):
+                kind = question.type
+                if kind in ("single_choice", "multiple_choice"):
+                    practice.answer_question(session, bank, learner, question.id, key, ["B"])
+                elif kind == "open":
+                    text = "The true target, in parallel; each head its own weights."
+                    practice.answer_question(session, bank, learner, question.id, key, text=text)
+                continue
+            issued = practice.start_drill(session, bank, learner, question.id, seed=7)
+            variants[question.id] = issued.id
+            if question.id != UNFINISHED:
+                answer = practice.drill_state(session, learner, issued.id).variant.answer
+                text = "\n".join(" ".join(f"{v:.4f}" for v in row) for row in answer.values)
+                practice.submit_drill(session, learner, issued.id, text, key)
+    return {"student": name, "instructor": teacher, "id": learner, "variants": variants}
+
+
+def page_width(page) -> int:
+    return page.evaluate("document.documentElement.scrollWidth")
+
+
+def test_no_learners_page_is_wider_than_a_phone(page, worked):
+    page.set_viewport_size(PHONE)
+    login(page, worked["student"])
+    paths = ["/chapters/transformer-by-hand", "/drills", "/progress", "/worked-example"]
+    paths += [f"/variants/{v}" for v in worked["variants"].values()]
+    for language in ("en", "zh"):
+        page.goto(f"/lang/{language}")
+        for path in paths:
+            page.goto(path)
+            assert page_width(page) <= PHONE["width"], (language, path)
+
+
+def test_no_instructors_page_is_wider_than_a_phone(page, worked):
+    page.set_viewport_size(PHONE)
+    login(page, worked["instructor"])
+    student = worked["id"]
+    for path in (
+        "/instructor/",
+        "/instructor/content",
+        "/instructor/preview?question=drill-teacher-forcing-loss",
+        "/instructor/preview?question=why-multi-head",
+        "/instructor/selftest",
+        "/instructor/reviews",
+        "/instructor/students",
+        f"/instructor/students/{student}",
+        f"/instructor/students/{student}/report",
+        "/instructor/reports",
+    ):
+        page.goto(path)
+        assert page_width(page) <= PHONE["width"], path
+    page.goto("/instructor/selftest")
+    page.click("#run-selftest")
+    expect(page.locator("#selftest-results")).to_be_visible()
+    assert page_width(page) <= PHONE["width"]
+
+
+# every <text> of each chart, in the chart's own units, against its viewBox
+LABELS_OUTSIDE = """() => [...document.querySelectorAll("svg.chart")].flatMap(svg => {
+    const box = svg.viewBox.baseVal;
+    return [...svg.querySelectorAll("text")]
+        .map(text => [text.textContent, text.getBBox()])
+        .filter(([, b]) => b.x < 0 || b.x + b.width > box.width || b.y < 0
+                           || b.y + b.height > box.height)
+        .map(([label, b]) => `${label}: ${b.x}..${b.x + b.width} of ${box.width}`);
+})"""
+
+
+def test_the_progress_charts_fit_the_phone_with_every_label_whole(page, worked):
+    page.set_viewport_size(PHONE)
+    login(page, worked["student"])
+    page.goto("/lang/en")
+    page.goto("/progress")
+    charts = page.locator("svg.chart")
+    expect(charts).to_have_count(2)
+    for i in range(2):
+        box = charts.nth(i).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+        # drawn 420 wide, scaled to the column (390 - 2 x 16): the text with it, by 358 / 420
+        assert box["width"] == pytest.approx(358, abs=1)
+    assert page.evaluate(LABELS_OUTSIDE) == []
+    bar_labels = charts.nth(0).locator("text[text-anchor=end]").all_text_contents()
+    assert "Teacher forcing and the loss" in bar_labels  # as long as an English skill gets
+    # the line chart's axis, in percent, and the titles shown above the charts
+    axis = charts.nth(1).locator("text").all_text_contents()
+    assert axis == ["100%", "50%", "0%"]
+    expect(page.locator("figure.chart figcaption")).to_have_text(
+        ["Mastery per skill (0 to 100 %)", "Your recent scores, oldest first (0 to 100 %)"]
+    )
+    # the skills table scrolls in its box, the page does not; the box is named
+    box = page.get_by_role("region", name="Progress per skill")
+    assert box.evaluate("el => el.scrollWidth > el.clientWidth")
+    page.goto("/lang/zh")
+    page.goto("/progress")
+    assert page.evaluate(LABELS_OUTSIDE) == []
+    assert page_width(page) <= PHONE["width"]
+
+
+def test_a_wide_matrix_scrolls_in_its_box_by_keyboard_with_its_row_headers_on_one_line(
+    page, worked
+):
+    page.set_viewport_size(PHONE)
+    login(page, worked["student"])
+    page.goto("/lang/en")
+    page.goto(f"/variants/{worked['variants']['drill-teacher-forcing-loss']}")
+    assert page_width(page) <= PHONE["width"]
+    # the model's distribution P over the vocabulary: wider than the phone
+    box = page.get_by_role("region", name="P", exact=True).first
+    assert box.evaluate("el => el.scrollWidth > el.clientWidth")
+    assert box.evaluate("el => el.getBoundingClientRect().right") <= PHONE["width"]
+    # a row header ("pos 0 <s>") is one line high: as high as a row of numbers
+    header = box.locator("tbody th").first.bounding_box()
+    cell = box.locator("tbody td").first.bounding_box()
+    assert header["height"] == pytest.approx(cell["height"], abs=1)
+    # focused, the arrow key scrolls it
+    assert box.evaluate("el => el.scrollLeft") == 0
+    box.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("el => el.scrollLeft > 0", arg=box.element_handle())
+
+
+def test_the_first_tab_shows_the_skip_link_which_jumps_past_the_navigation(page, worked):
+    login(page, worked["student"])
+    page.goto("/lang/en")
+    page.goto("/drills")
+    skip = page.locator("a.skip-link")
+    assert skip.bounding_box()["y"] < 0  # out of sight until focused
+    page.keyboard.press("Tab")
+    expect(skip).to_be_focused()
+    expect(skip).to_have_text("Skip to content")
+    expect(skip).to_be_in_viewport()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"/drills#main$"))
+    expect(page.locator("main")).to_be_focused()
+    page.keyboard.press("Tab")  # on from the main content, not the navigation
+    focused = page.evaluate("document.activeElement.closest('main') !== null")
+    assert focused
