@@ -167,6 +167,24 @@ def test_a_wide_matrix_scrolls_in_its_box_by_keyboard_with_its_row_headers_on_on
     page.wait_for_function("el => el.scrollLeft > 0", arg=box.element_handle())
 
 
+def test_only_a_box_with_something_to_scroll_is_a_keyboard_stop(page, worked):
+    page.set_viewport_size(PHONE)
+    login(page, worked["student"])
+    page.goto("/lang/en")
+    page.goto(f"/variants/{worked['variants']['drill-teacher-forcing-loss']}")
+    boxes = page.locator(".matrix-scroll")
+    stops = boxes.evaluate_all(
+        "els => els.map(el => [el.scrollWidth > el.clientWidth, el.getAttribute('tabindex')])"
+    )
+    assert (True, "0") in {tuple(s) for s in stops}  # P: wider than the phone
+    assert all((tabindex == "0") == overflows for overflows, tabindex in stops), stops
+    # on a wide screen P fits too, and no box is a stop any more
+    page.set_viewport_size({"width": 1280, "height": 800})
+    p_box = page.get_by_role("region", name="P", exact=True).first
+    page.wait_for_function("el => !el.hasAttribute('tabindex')", arg=p_box.element_handle())
+    assert boxes.evaluate_all("els => els.filter(el => el.hasAttribute('tabindex')).length") == 0
+
+
 def test_the_first_tab_shows_the_skip_link_which_jumps_past_the_navigation(page, worked):
     login(page, worked["student"])
     page.goto("/lang/en")
