@@ -201,3 +201,47 @@ def test_the_first_tab_shows_the_skip_link_which_jumps_past_the_navigation(page,
     page.keyboard.press("Tab")  # on from the main content, not the navigation
     focused = page.evaluate("document.activeElement.closest('main') !== null")
     assert focused
+
+
+def test_a_reviewers_comment_keeps_its_line_breaks_and_the_score_shows_as_typed(live_server, page):
+    name, teacher = f"reviewed-{uuid.uuid4().hex[:8]}", f"reviewer-{uuid.uuid4().hex[:8]}"
+    bank = live_server.app.extensions["quizsvc"].bank
+    comment = "Good start.\nNow say why each head has its own W_q."
+    with live_server.sessions() as session:
+        store.create_user(session, name=name, role="student", password=PASSWORD)
+        store.create_user(session, name=teacher, role="instructor", password=PASSWORD)
+        learner = session.scalar(select(store.User.id).where(store.User.name == name))
+        reviewer = session.scalar(select(store.User.id).where(store.User.name == teacher))
+        text = "Each head has its own weights."
+        practice.answer_question(session, bank, learner, "why-multi-head", "k", text=text)
+        [answer_id] = session.scalars(
+            select(store.QuizAnswer.id).where(store.QuizAnswer.learner_id == learner)
+        ).all()
+        store.record_review(
+            session,
+            answer_id=answer_id,
+            reviewer_id=reviewer,
+            confirmed_score=0.75,
+            comment=comment,
+        )
+
+    def line_count(locator) -> int:
+        return locator.evaluate(
+            "el => Math.round(el.getBoundingClientRect().height"
+            " / parseFloat(getComputedStyle(el).lineHeight))"
+        )
+
+    login(page, name)
+    page.goto("/lang/en")
+    page.goto("/chapters/transformer-by-hand")
+    shown = page.locator("#q-why-multi-head p.comment")
+    expect(shown).to_have_text(f"Comment: {comment}")
+    assert line_count(shown) == 2  # two lines on a desktop: the break, not the width
+
+    page.context.clear_cookies()
+    login(page, teacher)
+    page.goto("/lang/en")
+    page.goto(f"/instructor/reviews/{answer_id}")
+    entry = page.locator("li[data-review]")
+    expect(entry).to_contain_text(": 75%")
+    assert line_count(entry.locator("q.review-comment")) == 2

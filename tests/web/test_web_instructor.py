@@ -468,6 +468,12 @@ def test_review_flow_from_answer_to_the_students_chapter_page(app, browser_for, 
     assert (skill.skill, skill.attempts, skill.mastery) == ("multi_head", 1, 0.375)
     assert (review.reviewer_id, review.confirmed_score) == (user_id(sessions, "ines"), 0.75)
     assert review.suggested_score == pytest.approx(0.8)  # 0.3 + 0.35 + 0.15, in floats
+    # the score as typed on the instructor's pages too, not "75.0%"
+    student_page = ines.get(f"/instructor/students/{user_id(sessions, 'alice')}").text
+    row = section(student_page, f'<tr data-answer="{review.answer_id}">', "</tr>")
+    assert "<td>75%</td>" in row
+    history = ines.get(f"/instructor/reviews/{review.answer_id}").text
+    assert re.search(r"<li data-review=\"\d+\">[^<]*ines[^<]*: 75%", history)
 
 
 @pytest.mark.parametrize(
