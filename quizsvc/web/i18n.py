@@ -205,6 +205,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "paste_matrix": {"zh": "粘贴矩阵", "en": "Paste a matrix"},
     "attempts_left": {"zh": "剩余次数：{n}", "en": "Attempts left: {n}"},
+    "graded_attempt": {
+        "zh": "第 {attempt} 次作答的批改（对的格子附可接受区间）",
+        "en": "Attempt {attempt} as graded (with the accepted range of each right cell)",
+    },
     "variant_best_score": {
         "zh": "本题得分：{score}（按你最好的一次计算，重试不会拉低它）。",
         "en": "Your score for this drill: {score} (your best attempt counts, so a retry never "

@@ -219,3 +219,38 @@ def test_a_wrong_single_number_comes_back_in_its_input(browser_for, sessions):
     assert (
         "Attempt 1 was wrong. The box still holds your answer: correct it and submit again." in page
     )
+    # the graded attempt, folded after the form (the grid holds the answer); one number's
+    # marks have no empty header row or column
+    folded = re.search(
+        r'</form>\s*<details class="graded-attempt" id="graded-attempt">'
+        r"<summary>(.*?)</summary>(.*?)</details>",
+        page,
+        re.S,
+    )
+    assert folded, "the graded attempt after the form"
+    assert folded.group(1) == "Attempt 1 as graded (with the accepted range of each right cell)"
+    marks = re.search(
+        r'<table class="matrix marks" id="marks">(.*?)</table>', folded.group(2), re.S
+    )
+    # no column headers (a scalar's one column has none); its row is named
+    assert "<thead>" not in marks.group(1)
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", marks.group(1)) == ["Loss"]
+    assert re.findall(r'<td class="wrong" data-correct="false">', marks.group(1)) != []
+    assert page.count('id="marks"') == 1  # shown once
+
+
+def test_a_finished_variant_shows_its_marks_unfolded(browser_for, sessions):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    variant_id = start(alice, "drill-softmax-row")
+    expected = expected_answer(sessions, "alice", variant_id)
+    right = {f"cell-0-{c}": f"{v:.3f}" for c, v in enumerate(expected[0])}
+    assert alice.post(f"/variants/{variant_id}/submissions", right).status_code == 302
+    page = alice.get(f"/variants/{variant_id}").text
+    assert "graded-attempt" not in page
+    marks = re.search(r'<table class="matrix marks" id="marks">(.*?)</table>', page, re.S)
+    # a row with its tokens as column headers, its row header the answer's ("weight")
+    assert re.search(
+        r"<thead><tr><th></th>(<th scope=\"col\">[^<]+</th>){3}</tr></thead>", marks.group(1)
+    )
+    assert '<th scope="row">weight</th>' in marks.group(1)
