@@ -103,42 +103,42 @@ MESSAGES: dict[str, dict[str, str]] = {
     # texts are the store's own messages, which the CLI prints
     "account_name_taken": {
         "zh": "用户名“{name}”已被使用。",
-        "en": "a user named {name!r} already exists",
+        "en": "A user named {name!r} already exists.",
     },
     "account_name_invalid": {
         "zh": "用户名“{name}”无效：请用 1 到 64 个小写字母、数字、“.”、“_”或“-”，"
         "并以字母或数字开头。",
-        "en": "invalid user name {name!r}: use 1 to 64 lower-case letters, digits, '.', '_' "
-        "or '-', starting with a letter or digit",
+        "en": "Invalid user name {name!r}: use 1 to 64 lower-case letters, digits, '.', '_' "
+        "or '-', starting with a letter or digit.",
     },
     "account_display_name_too_long": {
         "zh": "显示名最多 {max} 个字符。",
-        "en": "the display name must have 1 to {max} characters",
+        "en": "The display name must have 1 to {max} characters.",
     },
-    "account_password_empty": {"zh": "密码不能为空。", "en": "the password is empty"},
+    "account_password_empty": {"zh": "密码不能为空。", "en": "The password is empty."},
     "account_password_only_spaces": {
         "zh": "密码不能只有空格。",
-        "en": "the password is only spaces",
+        "en": "The password is only spaces.",
     },
     "account_password_too_short": {
         "zh": "密码太短：至少需要 {min} 个字符。",
-        "en": "the password is too short: use at least {min} characters",
+        "en": "The password is too short: use at least {min} characters.",
     },
     "account_password_too_long": {
         "zh": "密码不能超过 {max} 个字符。",
-        "en": "the password is longer than {max} characters",
+        "en": "The password is longer than {max} characters.",
     },
     "account_passwords_differ": {
         "zh": "两次输入的密码不一致。",
-        "en": "the two passwords differ",
+        "en": "The two passwords differ.",
     },
     "account_new_passwords_differ": {
         "zh": "两次输入的新密码不一致。",
-        "en": "the two new passwords differ",
+        "en": "The two new passwords differ.",
     },
     "account_wrong_password": {
         "zh": "当前密码不正确。",
-        "en": "the current password is wrong",
+        "en": "The current password is wrong.",
     },
     "password_changed": {
         "zh": "密码已修改，其他地方的登录已失效。",
@@ -375,19 +375,22 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "error_unknown_language": {
         "zh": "没有语言“{code}”；可选：{choices}",
-        "en": "unknown language {code!r}; choose one of {choices}",
+        "en": "Unknown language {code!r}: choose one of {choices}.",
     },
-    "error_unknown_role": {"zh": "没有角色“{role}”。", "en": "unknown role {role!r}"},
-    "error_no_chapter": {"zh": "没有章节“{id}”。", "en": "no chapter {id!r}"},
+    "error_unknown_role": {"zh": "没有角色“{role}”。", "en": "Unknown role {role!r}."},
+    "error_no_chapter": {"zh": "没有章节“{id}”。", "en": "There is no chapter {id!r}."},
     "error_no_question_in_chapter": {
         "zh": "章节“{chapter}”中没有题目“{id}”。",
-        "en": "no question {id!r} in chapter {chapter!r}",
+        "en": "There is no question {id!r} in chapter {chapter!r}.",
     },
-    "error_no_drill": {"zh": "没有练习“{id}”。", "en": "no drill {id!r}"},
-    "error_no_drill_variant": {"zh": "没有编号为 {id} 的练习题", "en": "no drill variant {id}"},
+    "error_no_drill": {"zh": "没有练习“{id}”。", "en": "There is no drill {id!r}."},
+    "error_no_drill_variant": {
+        "zh": "你没有编号为 {id} 的练习题。",
+        "en": "You have no drill exercise numbered {id}.",
+    },
     "error_no_drills": {
         "zh": "题库里没有计算练习。",
-        "en": "there are no drills in the question bank",
+        "en": "There are no drills in the question bank.",
     },
     # --- instructor pages (quizsvc/web/instructor.py, templates/instructor/) ---
     "nav_instructor": {"zh": "教师", "en": "Instructor"},
@@ -864,10 +867,22 @@ def translate(key: str, **values: object) -> str:
 
 
 def answer_problem(rejection: AnswerRejected) -> str:
-    """Why an answer was rejected, in the page's language."""
+    """Why an answer was rejected, in the page's language, as a clause ("the answer is
+    empty"), to follow a label; `as_sentence` makes it one on its own."""
     if negotiated_language() == "en" or rejection.code is None:
         return str(rejection)
     return ANSWER_PROBLEMS_ZH[rejection.code].format(**rejection.params)
+
+
+def as_sentence(clause: str) -> str:
+    """A clause (the grader's messages are written to follow a label) shown on its own: a
+    capital and a full stop in English, a full stop in Chinese."""
+    if not clause:
+        return clause
+    if negotiated_language() == "zh":
+        return clause if clause.endswith(("。", "！", "？")) else clause + "。"
+    clause = clause[0].upper() + clause[1:]
+    return clause if clause.endswith((".", "!", "?")) else clause + "."
 
 
 def skill_name(skill: str) -> str:

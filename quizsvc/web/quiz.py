@@ -22,7 +22,7 @@ from quizsvc.drills import Tensor
 from quizsvc.grading import AnswerRejected, Tolerance
 from quizsvc.web.context import bank, db
 from quizsvc.web.drills import cell_marks, tolerance_rule
-from quizsvc.web.i18n import answer_problem, negotiated_language, translate
+from quizsvc.web.i18n import answer_problem, as_sentence, negotiated_language, translate
 from quizsvc.web.render import heatmap_svg, matrix_table
 from quizsvc.worked_example import erratum_label, worked_example_sections
 
@@ -212,7 +212,7 @@ def answer(chapter_id: str, question_id: str):
         )
     except AnswerRejected as exc:
         db().rollback()
-        return render_chapter(chapter_id, {question_id: answer_problem(exc)}, 422)
+        return render_chapter(chapter_id, {question_id: as_sentence(answer_problem(exc))}, 422)
     except (store.AttemptsExhausted, store.IdempotencyConflict):
         # already answered (a conflict is an old form, e.g. after the back button, sent
         # with another choice): the page shows the recorded answer and the key

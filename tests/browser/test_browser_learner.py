@@ -226,7 +226,7 @@ def test_a_rejected_quiz_answer_opens_at_its_question_and_error(page, student):
     question.get_by_role("button", name="Submit").click()
     page.wait_for_url(re.compile(r"/questions/masked-self-attention#q-masked-self-attention$"))
     error = question.locator(".inline-error")
-    expect(error).to_have_text("choose an answer before submitting")
+    expect(error).to_have_text("Choose an answer before submitting.")
     expect(error).to_be_in_viewport()
     expect(question.locator("input[name=choice][value=A]")).to_be_focused()
     # that address opened again (a bookmark, a new tab: a GET) leads to the question, not a 405

@@ -83,10 +83,10 @@ def test_a_user_changes_their_password_and_every_other_session_ends(browser_for)
 @pytest.mark.parametrize(
     ("current", "new", "again", "message"),
     [
-        ("not my password", NEW_PASSWORD, NEW_PASSWORD, "the current password is wrong"),
-        (PASSWORD, NEW_PASSWORD, NEW_PASSWORD + "x", "the two new passwords differ"),
+        ("not my password", NEW_PASSWORD, NEW_PASSWORD, "The current password is wrong."),
+        (PASSWORD, NEW_PASSWORD, NEW_PASSWORD + "x", "The two new passwords differ."),
         (PASSWORD, "short", "short", "too short"),
-        (PASSWORD, "", "", "the password is empty"),
+        (PASSWORD, "", "", "The password is empty."),
     ],
 )
 def test_a_refused_change_says_why_and_keeps_the_old_password(
@@ -132,30 +132,34 @@ def refusal(response) -> str:
 @pytest.mark.parametrize(
     ("form", "zh", "en"),
     [
-        ({"name": "alice"}, "用户名“alice”已被使用。", "a user named 'alice' already exists"),
+        ({"name": "alice"}, "用户名“alice”已被使用。", "A user named 'alice' already exists."),
         (
             {"name": "Eve!"},
             "用户名“Eve!”无效：请用 1 到 64 个小写字母、数字、“.”、“_”或“-”，并以字母或数字开头。",
-            "invalid user name 'Eve!': use 1 to 64 lower-case letters, digits, '.', '_' or '-', "
-            "starting with a letter or digit",
+            "Invalid user name 'Eve!': use 1 to 64 lower-case letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit.",
         ),
-        ({"password": ""}, "密码不能为空。", "the password is empty"),
-        ({"password": " " * 9}, "密码不能只有空格。", "the password is only spaces"),
+        ({"password": ""}, "密码不能为空。", "The password is empty."),
+        ({"password": " " * 9}, "密码不能只有空格。", "The password is only spaces."),
         (
             {"password": "short"},
             "密码太短：至少需要 8 个字符。",
-            "the password is too short: use at least 8 characters",
+            "The password is too short: use at least 8 characters.",
         ),
-        ({"password_again": "long enough 2"}, "两次输入的密码不一致。", "the two passwords differ"),
+        (
+            {"password_again": "long enough 2"},
+            "两次输入的密码不一致。",
+            "The two passwords differ.",
+        ),
         (
             {"password": "x" * 1025},
             "密码不能超过 1024 个字符。",
-            "the password is longer than 1024 characters",
+            "The password is longer than 1024 characters.",
         ),
         (
             {"display_name": "x" * 201},
             "显示名最多 200 个字符。",
-            "the display name must have 1 to 200 characters",
+            "The display name must have 1 to 200 characters.",
         ),
     ],
 )

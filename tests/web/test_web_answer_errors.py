@@ -164,10 +164,11 @@ def test_a_rejected_chapter_answer_is_explained_in_chinese(browser_for, sessions
     alice = browser_for("alice")
     alice.get("/lang/zh")
     cases = [
-        (QKV, {}, "请先选择答案，再提交"),
-        (QKV, {"choice": ["A", "B"]}, "只能选择一个答案"),
-        (QKV, {"choice": "E"}, "“E”不是选项之一"),
-        (TEACHER_FORCING, {"text": "  "}, "请先写下答案，再提交"),
+        # each a sentence of its own: a full stop after the grader's clause
+        (QKV, {}, "请先选择答案，再提交。"),
+        (QKV, {"choice": ["A", "B"]}, "只能选择一个答案。"),
+        (QKV, {"choice": "E"}, "“E”不是选项之一。"),
+        (TEACHER_FORCING, {"text": "  "}, "请先写下答案，再提交。"),
     ]
     for question, form, message in cases:
         response = alice.post(f"{CHAPTER_URL}/questions/{question}", form)
@@ -399,11 +400,11 @@ def test_a_nul_typed_into_an_open_answer_is_refused_inline(browser_for, sessions
     alice.get("/lang/en")
     response = alice.post(url, {"text": "the true target\x00 in parallel"})
     assert response.status_code == 422
-    assert inline_error(response.text) == "answer contains a NUL character (\\u0000)"
+    assert inline_error(response.text) == "Answer contains a NUL character (\\u0000)."
     alice.get("/lang/zh")
     response = alice.post(url, {"text": "\x00"})
     assert response.status_code == 422
-    assert inline_error(response.text) == "答案里有控制字符"
+    assert inline_error(response.text) == "答案里有控制字符。"
     assert count(sessions, store.QuizAnswer) == 0
 
 

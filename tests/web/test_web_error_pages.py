@@ -30,16 +30,22 @@ def in_language(browser, lang: str):
             "/chapters/no-such-chapter",
             404,
             "没有章节“no-such-chapter”。",
-            "no chapter &#39;no-such-chapter&#39;",
+            "There is no chapter &#39;no-such-chapter&#39;.",
         ),
         (
             "POST",
             f"{CHAPTER_URL}/questions/drill-score-row",
             404,
             "章节“transformer-by-hand”中没有题目“drill-score-row”。",
-            "no question &#39;drill-score-row&#39; in chapter &#39;transformer-by-hand&#39;",
+            "There is no question &#39;drill-score-row&#39; in chapter &#39;transformer-by-hand&#39;.",
         ),
-        ("GET", "/variants/999999", 404, "没有编号为 999999 的练习题", "no drill variant 999999"),
+        (
+            "GET",
+            "/variants/999999",
+            404,
+            "你没有编号为 999999 的练习题。",
+            "You have no drill exercise numbered 999999.",
+        ),
         ("POST", "/drills/no-such-drill/variants", 404, "没有练习“no-such-drill”。", None),
         ("POST", "/drills/qkv-origin/start", 404, "没有练习“qkv-origin”。", None),
         # Werkzeug's own descriptions: a URL no route has, a method a route does not take
@@ -148,7 +154,7 @@ def test_no_drills_in_the_bank_is_said_in_the_page_language(browser_for):
     assert response.status_code == 404
     assert message(response) == "题库里没有计算练习。"
     in_language(alice, "en")
-    assert message(alice.post("/drills/recommended")) == "there are no drills in the question bank"
+    assert message(alice.post("/drills/recommended")) == "There are no drills in the question bank."
     # and the API says so in its own words
     response = alice.post("/api/drills/recommended/variants", headers={"X-CSRFToken": alice.token})
     assert (response.status_code, response.json["error"]["message"]) == (

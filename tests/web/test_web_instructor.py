@@ -1035,7 +1035,7 @@ def test_an_instructor_creates_an_account_and_an_unknown_role_is_refused(
     form = {"name": "carol", "password": "long enough 1", "password_again": "long enough 1"}
     response = ines.post("/instructor/students", {**form, "role": "admin"})
     assert response.status_code == 400
-    assert "unknown role &#39;admin&#39;" in response.text
+    assert "Unknown role &#39;admin&#39;." in response.text
     assert user_id(sessions, "carol") is None
 
     response = ines.post("/instructor/students", {**form, "role": "student"})

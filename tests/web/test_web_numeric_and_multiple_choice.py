@@ -530,7 +530,7 @@ def test_a_multiple_choice_answer_with_nothing_ticked_is_refused_and_keeps_the_a
     alice.get(CHAPTER_URL)
     response = alice.post(f"{CHAPTER_URL}/questions/decoder-differences", {})
     assert response.status_code == 422
-    assert "choose an answer before submitting" in response.text
+    assert "Choose an answer before submitting." in response.text
     with reading(sessions) as session:
         assert "decoder-differences" not in store.latest_quiz_answers(
             session, user_id(sessions, "alice")

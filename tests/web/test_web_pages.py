@@ -307,12 +307,12 @@ def test_an_open_answer_waits_for_review_its_suggested_score_kept_from_the_learn
 def test_an_invalid_chapter_answer_is_422_inline_and_records_nothing(browser_for, sessions):
     alice = browser_for("alice")
     cases = [
-        (QKV, {}, "choose an answer before submitting"),
-        (QKV, {"choice": ""}, "choose an answer before submitting"),
-        (QKV, {"choice": ["A", "B"]}, "choose exactly one answer"),
-        (QKV, {"choice": "E"}, "&#39;E&#39; is not one of the choices"),
-        (TEACHER_FORCING, {"text": "   \n "}, "write an answer before submitting"),
-        (TEACHER_FORCING, {}, "write an answer before submitting"),
+        (QKV, {}, "Choose an answer before submitting."),
+        (QKV, {"choice": ""}, "Choose an answer before submitting."),
+        (QKV, {"choice": ["A", "B"]}, "Choose exactly one answer."),
+        (QKV, {"choice": "E"}, "&#39;E&#39; is not one of the choices."),
+        (TEACHER_FORCING, {"text": "   \n "}, "Write an answer before submitting."),
+        (TEACHER_FORCING, {}, "Write an answer before submitting."),
     ]
     for question, form, message in cases:
         response = alice.post(f"{CHAPTER_URL}/questions/{question}", form)

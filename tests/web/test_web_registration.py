@@ -36,7 +36,7 @@ def test_open_registration_creates_a_student_and_logs_them_in(browser_for, sessi
 @pytest.mark.parametrize(
     ("form", "message"),
     [
-        ({"name": "alice", "password": "long enough 1"}, "a user named &#39;alice&#39; already"),
+        ({"name": "alice", "password": "long enough 1"}, "A user named &#39;alice&#39; already"),
         ({"name": "eve", "password": "short"}, "at least 8"),
         ({"name": "Eve!", "password": "long enough 1"}, "user name"),
     ],
@@ -56,7 +56,7 @@ def test_registration_refuses_two_different_passwords(browser_for, sessions):
     visitor.get("/register")
     form = {"name": "eve", "password": "long enough 1", "password_again": "long enough 2"}
     response = visitor.post("/register", form)
-    assert response.status_code == 422 and "the two passwords differ" in response.text
+    assert response.status_code == 422 and "The two passwords differ." in response.text
     assert user_named(sessions, "eve") is None
 
 

@@ -393,9 +393,9 @@ def test_a_student_can_neither_read_nor_answer_another_students_variant(app, bro
     assert missing.status_code == 404
     # "not yours" looks exactly like "not there": ids are not to be probed
     message = re.search(r'<p class="error-message">(.*?)</p>', page.text).group(1)
-    assert message == f"no drill variant {variant}"
+    assert message == f"You have no drill exercise numbered {variant}."
     assert re.search(r'<p class="error-message">(.*?)</p>', missing.text).group(1) == (
-        "no drill variant 999999"
+        "You have no drill exercise numbered 999999."
     )
     assert state.variant.kind not in page.text
     assert all(f">{format_number(v)}<" not in page.text for v in given_row)
