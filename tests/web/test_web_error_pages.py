@@ -37,7 +37,8 @@ def in_language(browser, lang: str):
             f"{CHAPTER_URL}/questions/drill-score-row",
             404,
             "章节“transformer-by-hand”中没有题目“drill-score-row”。",
-            "There is no question &#39;drill-score-row&#39; in chapter &#39;transformer-by-hand&#39;.",
+            "There is no question &#39;drill-score-row&#39; in chapter "
+            "&#39;transformer-by-hand&#39;.",
         ),
         (
             "GET",
