@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from web_helpers import count, reading, user_id
+from web_helpers import count, expected_answer, reading, start, user_id
 
 from quizsvc import practice, store
 from quizsvc.grading import AnswerRejected, Rejection
@@ -21,18 +21,6 @@ REPO = Path(__file__).resolve().parents[2]
 CHAPTER_URL = "/chapters/transformer-by-hand"
 QKV = "qkv-origin"  # single choice, correct: B
 TEACHER_FORCING = "teacher-forcing-vs-autoregressive"  # open
-
-
-def start(browser, question_id: str) -> int:
-    response = browser.post(f"/drills/{question_id}/variants")
-    assert response.status_code == 302, response.text
-    return int(response.headers["Location"].rsplit("/", 1)[1])
-
-
-def expected_answer(sessions, name: str, variant_id: int) -> np.ndarray:
-    with reading(sessions) as session:
-        state = practice.drill_state(session, user_id(sessions, name), variant_id)
-        return state.variant.answer.values
 
 
 def grid(values) -> dict[str, str]:

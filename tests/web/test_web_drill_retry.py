@@ -11,21 +11,7 @@ import html
 import re
 
 import numpy as np
-from web_helpers import reading, user_id
-
-from quizsvc import practice
-
-
-def start(browser, question_id: str) -> int:
-    response = browser.post(f"/drills/{question_id}/variants")
-    assert response.status_code == 302, response.text
-    return int(response.headers["Location"].rsplit("/", 1)[1])
-
-
-def expected_answer(sessions, name: str, variant_id: int) -> np.ndarray:
-    with reading(sessions) as session:
-        state = practice.drill_state(session, user_id(sessions, name), variant_id)
-        return state.variant.answer.values
+from web_helpers import expected_answer, start
 
 
 def answer_form(page_html: str) -> str:

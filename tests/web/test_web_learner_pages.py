@@ -10,18 +10,12 @@ import html
 import re
 
 import numpy as np
-from web_helpers import PASSWORD, reading, user_id
+from web_helpers import PASSWORD, reading, start, user_id
 
 from quizsvc import practice
 
 CHAPTER_URL = "/chapters/transformer-by-hand"
 QKV = "qkv-origin"  # single choice, correct: B
-
-
-def start(browser, question_id: str, action: str = "variants") -> int:
-    response = browser.post(f"/drills/{question_id}/{action}")
-    assert response.status_code == 302, response.text
-    return int(response.headers["Location"].rsplit("/", 1)[1])
 
 
 def drill_state(sessions, name: str, variant_id: int) -> practice.DrillState:

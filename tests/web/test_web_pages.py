@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
-from web_helpers import count, reading, user_id
+from web_helpers import count, reading, start, user_id
 
 from quizsvc import practice, store
 from quizsvc.web.render import format_number
@@ -42,14 +42,6 @@ def quiz_answers(sessions, name: str) -> dict[str, store.AnsweredQuestion]:
     learner = user_id(sessions, name)
     with reading(sessions) as session:
         return store.latest_quiz_answers(session, learner)
-
-
-def start(browser, question_id: str) -> int:
-    response = browser.post(f"/drills/{question_id}/variants")
-    assert response.status_code == 302, response.text
-    match = re.fullmatch(r"/variants/(\d+)", response.headers["Location"])
-    assert match, response.headers["Location"]
-    return int(match.group(1))
 
 
 def grid(values, fmt=lambda v: f"{v:.3f}") -> dict[str, str]:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from quizsvc import store
+from quizsvc import practice, store
 
 PASSWORD = "correct horse battery"  # every fixture user's
 
@@ -29,3 +31,19 @@ def user_id(sessions, name: str) -> int:
 def count(sessions, model) -> int:
     with reading(sessions) as session:
         return session.scalar(select(func.count()).select_from(model))
+
+
+def start(browser, question_id: str, action: str = "variants") -> int:
+    """Start (or resume) a drill through its page's button; the variant's id."""
+    response = browser.post(f"/drills/{question_id}/{action}")
+    assert response.status_code == 302, response.text
+    match = re.fullmatch(r"/variants/(\d+)", response.headers["Location"])
+    assert match, response.headers["Location"]
+    return int(match.group(1))
+
+
+def expected_answer(sessions, name: str, variant_id: int) -> np.ndarray:
+    """The expected answer of a learner's variant, as stored."""
+    with reading(sessions) as session:
+        state = practice.drill_state(session, user_id(sessions, name), variant_id)
+        return state.variant.answer.values
