@@ -1,4 +1,5 @@
-"""The chapter's worked example printed as the chapter lays it out (what `make run` shows)."""
+"""The chapter's worked example laid out by the chapter's own sections (the page /worked-example
+and `make example`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from engine.chapter import (
     INPUT_IDS,
     UNMASKED_WEIGHTS,
     VOCAB,
+    W_K,
+    W_Q,
+    W_V,
     Erratum,
     worked_example,
 )
@@ -44,14 +48,32 @@ Localized = dict[str, str]  # {"zh": ..., "en": ...}, as the drills' step titles
 
 
 @dataclass(frozen=True)
-class Section:
-    title: Localized
+class Matrix:
     caption: Localized  # the matrix's name, in the chapter's notation where it has one
     matrix: np.ndarray
     row_labels: list[str]
     col_labels: list[str]
     quantities: tuple[str, ...] = ()  # keys of engine.chapter.PRINTED shown in this matrix
     is_weights: bool = False
+
+
+@dataclass(frozen=True)
+class Section:
+    """One numbered section of the chapter with the matrices it computes.
+
+    ``number`` is the chapter's own ("2" for 第2部分, "4.3"): a section that prints several
+    matrices (PE and X' in 2, e^score and A in 4.3) stays one section, so no number is used
+    twice, and every erratum of a matrix is listed under that matrix.
+    """
+
+    number: str
+    title: Localized
+    matrices: tuple[Matrix, ...]
+
+    def heading(self, lang: str) -> str:
+        # the chapter's parts are whole numbers ("第2部分"), written "2." as in a list
+        number = self.number if "." in self.number else f"{self.number}."
+        return f"{number} {self.title[lang]}"
 
 
 def _both(text: str) -> Localized:
@@ -67,82 +89,101 @@ def worked_example_sections() -> list[Section]:
     decoder = list(DECODER_TOKENS)
     return [
         Section(
-            {"zh": "1. 查 Embedding 表：X（E 的行）", "en": "1. Embedding lookup: X (rows of E)"},
-            _both("X"),
-            ex.x,
-            tokens,
-            dims,
+            "1",
+            {"zh": "查 Embedding 表：X（E 的行）", "en": "Embedding lookup: X (rows of E)"},
+            (Matrix(_both("X"), ex.x, tokens, dims),),
         ),
         Section(
-            {"zh": "2. 位置编码 PE", "en": "2. Positional encoding PE"},
-            _both("PE"),
-            ex.pe,
-            tokens,
-            dims,
-            ("pe",),
-        ),
-        Section(_both("2. X' = X + PE"), _both("X'"), ex.x_prime, tokens, dims, ("x_prime",)),
-        Section(_both("3.2 Q = X' W_q"), _both("Q"), ex.q, tokens, dims, ("q",)),
-        Section(_both("3.3 K = X' W_k"), _both("K"), ex.k, tokens, dims, ("k",)),
-        Section(_both("3.4 V = X' W_v"), _both("V"), ex.v, tokens, dims, ("v",)),
-        Section(_both("4.1 Q Kᵀ"), _both("Q Kᵀ"), ex.raw_scores, tokens, tokens, ("raw_scores",)),
-        Section(
-            _both("4.2 Q Kᵀ / √d_k"),
-            {"zh": "缩放分数", "en": "scores"},
-            ex.scores,
-            tokens,
-            tokens,
-            ("scores",),
+            "2",
+            {"zh": "位置编码：PE 与 X' = X + PE", "en": "Positional encoding: PE and X' = X + PE"},
+            (
+                Matrix(_both("PE"), ex.pe, tokens, dims, ("pe",)),
+                Matrix(_both("X' = X + PE"), ex.x_prime, tokens, dims, ("x_prime",)),
+            ),
         ),
         Section(
-            {"zh": "4.3 e^score（最右列为行和）", "en": "4.3 e^score (row sums on the right)"},
-            _both("e^score"),
-            np.c_[ex.exp_scores, ex.exp_sums],
-            tokens,
-            [*tokens, "Σ"],
-            ("exp_scores", "exp_sums"),
+            "3.1",
+            {"zh": "三个权重矩阵（题目给定）", "en": "The three weight matrices (given)"},
+            tuple(
+                Matrix(_both(name), weights, dims, dims)
+                for name, weights in (("W_q", W_Q), ("W_k", W_K), ("W_v", W_V))
+            ),
+        ),
+        Section("3.2", _both("Q = X' W_q"), (Matrix(_both("Q"), ex.q, tokens, dims, ("q",)),)),
+        Section("3.3", _both("K = X' W_k"), (Matrix(_both("K"), ex.k, tokens, dims, ("k",)),)),
+        Section("3.4", _both("V = X' W_v"), (Matrix(_both("V"), ex.v, tokens, dims, ("v",)),)),
+        Section(
+            "4.1",
+            _both("Q Kᵀ"),
+            (Matrix(_both("Q Kᵀ"), ex.raw_scores, tokens, tokens, ("raw_scores",)),),
         ),
         Section(
+            "4.2",
+            _both("Q Kᵀ / √d_k"),
+            (Matrix({"zh": "缩放分数", "en": "scores"}, ex.scores, tokens, tokens, ("scores",)),),
+        ),
+        Section(
+            "4.3",
+            {"zh": "Softmax（按行）", "en": "Softmax (per row)"},
+            (
+                Matrix(
+                    {"zh": "e^score（最右列为行和 Σ）", "en": "e^score (row sums Σ on the right)"},
+                    np.c_[ex.exp_scores, ex.exp_sums],
+                    tokens,
+                    [*tokens, "Σ"],
+                    ("exp_scores", "exp_sums"),
+                ),
+                Matrix(
+                    _both("A"),
+                    ex.weights,
+                    tokens,
+                    tokens,
+                    ("weights",),
+                    is_weights=True,
+                ),
+            ),
+        ),
+        Section(
+            "4.4",
+            {"zh": "加权求和：输出 = A V", "en": "Weighted sum: Output = A V"},
+            (
+                # The chapter writes out row 0 term by term, one row per value vector V_j;
+                # its misprints there are listed under this table.
+                Matrix(
+                    {
+                        "zh": "A[0, j] · V_j（输出第 0 行的各项，每行一个 j）",
+                        "en": "A[0, j] · V_j (the terms of output row 0, one row per j)",
+                    },
+                    ex.weighted_values[0],
+                    tokens,
+                    dims,
+                    ("weighted_values_row0",),
+                ),
+                Matrix({"zh": "输出", "en": "Output"}, ex.output, tokens, dims, ("output",)),
+            ),
+        ),
+        Section(
+            "7.1",
             {
-                "zh": "4.3 注意力权重 A = softmax（按行）",
-                "en": "4.3 Attention weights A = softmax(row)",
+                "zh": "Masked Self-Attention：未来位置的分数设为 -inf，再做 softmax",
+                "en": "Masked self-attention: future scores set to -inf, then softmax",
             },
-            _both("A"),
-            ex.weights,
-            tokens,
-            tokens,
-            ("weights",),
-            is_weights=True,
-        ),
-        Section(
-            {"zh": "4.4 输出 = A V", "en": "4.4 Output = A V"},
-            {"zh": "输出", "en": "Output"},
-            ex.output,
-            tokens,
-            dims,
-            ("weighted_values_row0", "output"),
-        ),
-        Section(
-            {
-                "zh": "7.1 Decoder 掩码前的权重（题目给定）",
-                "en": "7.1 Decoder weights before masking (given)",
-            },
-            {"zh": "A（掩码前）", "en": "A (unmasked)"},
-            UNMASKED_WEIGHTS,
-            decoder,
-            decoder,
-        ),
-        Section(
-            {
-                "zh": "7.1 掩码之后（未来位置的分数设为 -inf，再做 softmax）",
-                "en": "7.1 After masking (future scores set to -inf, then softmax)",
-            },
-            {"zh": "A（掩码后）", "en": "A (masked)"},
-            ex.masked_weights,
-            decoder,
-            decoder,
-            ("masked_weights",),
-            is_weights=True,
+            (
+                Matrix(
+                    {"zh": "A（掩码前，题目给定）", "en": "A (before masking, given)"},
+                    UNMASKED_WEIGHTS,
+                    decoder,
+                    decoder,
+                ),
+                Matrix(
+                    {"zh": "A（掩码后）", "en": "A (after masking)"},
+                    ex.masked_weights,
+                    decoder,
+                    decoder,
+                    ("masked_weights",),
+                    is_weights=True,
+                ),
+            ),
         ),
     ]
 
@@ -164,10 +205,11 @@ def erratum_label(erratum: Erratum, lang: str) -> str:
 def worked_example_text() -> str:
     parts = ["Transformer by hand: the chapter's worked example, computed by the engine", ""]
     for section in worked_example_sections():
-        parts += [
-            section.title["en"],
-            format_matrix(section.matrix, section.row_labels, section.col_labels),
-            "",
-        ]
+        parts.append(section.heading("en"))
+        for matrix in section.matrices:
+            # one matrix is named by its section's heading; several need their own names
+            if len(section.matrices) > 1:
+                parts.append(matrix.caption["en"])
+            parts += [format_matrix(matrix.matrix, matrix.row_labels, matrix.col_labels), ""]
     parts.append("Numbers that differ from the chapter's printed ones: docs/errata.md")
     return "\n".join(parts)

@@ -166,21 +166,25 @@ def worked_example():
         by_quantity.setdefault(erratum.quantity, []).append(erratum)
     sections = []
     for section in worked_example_sections():
-        caption = section.caption[lang]
-        tensor = Tensor(caption, section.matrix, section.row_labels, section.col_labels)
-        description = translate("heatmap_description", name=caption)
-        sections.append(
-            {
-                "title": section.title[lang],
-                "table": matrix_table(tensor),
-                "heatmap": heatmap_svg(tensor, label=description) if section.is_weights else None,
-                "errata": [
-                    {"erratum": e, "label": erratum_label(e, lang)}
-                    for q in section.quantities
-                    for e in by_quantity.get(q, [])
-                ],
-            }
-        )
+        matrices = []
+        for matrix in section.matrices:
+            caption = matrix.caption[lang]
+            tensor = Tensor(caption, matrix.matrix, matrix.row_labels, matrix.col_labels)
+            description = translate("heatmap_description", name=caption)
+            matrices.append(
+                {
+                    "table": matrix_table(tensor),
+                    "heatmap": heatmap_svg(tensor, label=description)
+                    if matrix.is_weights
+                    else None,
+                    "errata": [
+                        {"erratum": e, "label": erratum_label(e, lang)}
+                        for q in matrix.quantities
+                        for e in by_quantity.get(q, [])
+                    ],
+                }
+            )
+        sections.append({"heading": section.heading(lang), "matrices": matrices})
     return render_template("worked_example.html", sections=sections)
 
 
