@@ -96,69 +96,80 @@ def multi_head(rng: Rng, p: MultiHeadParams) -> Draft:
     columns = dims(p.d_model)
     asked = range(h) if whole else [head]
 
-    def head_columns(index: int) -> tuple[str, ...]:
-        return columns[index * d_k : (index + 1) * d_k]
+    # As the chapter's section 5 draws it, head i works in a space of its own: it takes
+    # dimensions i·d_k ... of X' (the rows of its Wq, Wk, Wv) and projects them onto its own
+    # d_k dimensions ("H2 d0", "H2 d1": the columns of its W's, Q, K, V and Out), which the
+    # concatenation lays side by side as d0 ... d_model-1 again.
+    def slice_of(index: int) -> slice:
+        return slice(index * d_k, (index + 1) * d_k)
+
+    def own(index: int) -> tuple[str, ...]:
+        return tuple(f"H{index + 1} {label}" for label in dims(d_k))
+
+    def span(index: int, prefix: str = "") -> str:
+        first, last = index * d_k, (index + 1) * d_k - 1
+        return f"{prefix}{first}–{prefix}{last}" if d_k > 1 else f"{prefix}{first}"
 
     given: list[Tensor] = [Tensor("X'", x, tokens, columns)]
     for index in asked:
-        local = dims(d_k)
         for name in ("q", "k", "v"):
-            given.append(Tensor(f"W{name}{index + 1}", blocks[name][index], local, local))
+            given.append(
+                Tensor(
+                    f"W{name}{index + 1}", blocks[name][index], columns[slice_of(index)], own(index)
+                )
+            )
     if whole:
         given.append(Tensor("Wo", w_o, columns, columns))
 
-    head_out = [Tensor(f"Out{i + 1}", heads[i], tokens, head_columns(i)) for i in range(h)]
-    answer = (
-        Tensor("MultiHead", output, tokens, columns) if whole else head_out[head]
-    )  # head_output: the head's own columns of the concatenation
-    slices = ", ".join(
-        f"Head {i + 1}: X'[:, {i * d_k}:{(i + 1) * d_k}]" for i in (range(h) if whole else [head])
-    )
+    head_out = [Tensor(f"Out{i + 1}", heads[i], tokens, own(i)) for i in range(h)]
+    answer = Tensor("MultiHead", output, tokens, columns) if whole else head_out[head]
     root = num(math.sqrt(d_k))
     outs = " | ".join(f"Out{i + 1}" for i in range(h))
+    # The question's own prompt says what to compute and how to round; this one gives the
+    # variant's numbers: the sizes, which slice of X' each head takes, and d_k.
     if whole:
+        slices = ", ".join(f"Head {i + 1}: X'[:, {i * d_k}:{(i + 1) * d_k}]" for i in range(h))
         prompt = text(
-            f"X'（{p.n}×{p.d_model}）按维度切给 {h} 个头，每个头 d_k = {p.d_model}/{h} = {d_k}"
-            f"（{slices}）。第 h 个头用自己的 Wqh、Wkh、Wvh（{d_k}×{d_k}）算 "
-            f"`Qh = X'_h × Wqh` 等，再做 `softmax(Qh Kh^T / √{d_k}) Vh` 得到 Outh"
-            f"（{p.n}×{d_k}）。拼接 `[{outs}]`（{p.n}×{p.d_model}）后乘以 Wo，"
-            f"写出多头注意力的输出（{p.n}×{p.d_model}）。",
-            f"Split X' ({p.n}×{p.d_model}) across {h} heads by dimension, "
-            f"d_k = {p.d_model}/{h} = {d_k} each ({slices}). Head h uses its own Wqh, Wkh, "
-            f"Wvh ({d_k}×{d_k}): `Qh = X'_h × Wqh` and so on, then "
-            f"`softmax(Qh Kh^T / √{d_k}) Vh` gives Outh ({p.n}×{d_k}). Concatenate "
-            f"`[{outs}]` ({p.n}×{p.d_model}) and multiply by Wo. Write down the "
-            f"multi-head attention output ({p.n}×{p.d_model}).",
+            f"X'（{p.n}×{p.d_model}）分给 {h} 个头，d_k = {p.d_model}/{h} = {d_k}：{slices}。"
+            f"每个头的 Wqh、Wkh、Wvh 为 {d_k}×{d_k}，输出 Outh 为 {p.n}×{d_k}；"
+            f"`[{outs}]` 为 {p.n}×{p.d_model}，Wo 为 {p.d_model}×{p.d_model}，"
+            f"答案为 {p.n}×{p.d_model}。",
+            f"X' ({p.n}×{p.d_model}) goes to {h} heads, d_k = {p.d_model}/{h} = {d_k}: "
+            f"{slices}. Each head's Wqh, Wkh, Wvh are {d_k}×{d_k} and its output Outh is "
+            f"{p.n}×{d_k}; `[{outs}]` is {p.n}×{p.d_model}, Wo {p.d_model}×{p.d_model}, "
+            f"the answer {p.n}×{p.d_model}.",
         )
     else:
+        one = head + 1
         prompt = text(
-            f"X'（{p.n}×{p.d_model}）按维度切给 {h} 个头，每个头 d_k = {d_k}。"
-            f"只算 Head {head + 1}：取 {slices}，用 Wq{head + 1}、Wk{head + 1}、Wv{head + 1}"
-            f"（{d_k}×{d_k}）算出 Q、K、V，再算 `softmax(Q K^T / √{d_k}) V`。"
-            f"写出 Head {head + 1} 的输出 Out{head + 1}（{p.n}×{d_k}）。",
-            f"Split X' ({p.n}×{p.d_model}) across {h} heads by dimension, d_k = {d_k} each. "
-            f"Compute Head {head + 1} only: take {slices}, use Wq{head + 1}, Wk{head + 1}, "
-            f"Wv{head + 1} ({d_k}×{d_k}) for its Q, K and V, then "
-            f"`softmax(Q K^T / √{d_k}) V`. Write down its output Out{head + 1} "
-            f"({p.n}×{d_k}).",
+            f"X'（{p.n}×{p.d_model}）分给 {h} 个头，d_k = {p.d_model}/{h} = {d_k}。"
+            f"只算 Head {one}：它取 X'[:, {head * d_k}:{(head + 1) * d_k}]，"
+            f"用 Wq{one}、Wk{one}、Wv{one}（{d_k}×{d_k}）算出 Q、K、V，"
+            f"再算 `softmax(Q K^T / √{d_k}) V`。写出 Head {one} 的输出 Out{one}（{p.n}×{d_k}）。",
+            f"X' ({p.n}×{p.d_model}) goes to {h} heads, d_k = {p.d_model}/{h} = {d_k}. "
+            f"Compute Head {one} only: it takes X'[:, {head * d_k}:{(head + 1) * d_k}] and "
+            f"uses Wq{one}, Wk{one}, Wv{one} ({d_k}×{d_k}) for its Q, K and V, then "
+            f"`softmax(Q K^T / √{d_k}) V`. Write down its output Out{one} ({p.n}×{d_k}).",
         )
 
     solution: list[Step] = []
     for i in asked:
         name = f"Head {i + 1}"
-        local = head_columns(i)
         solution.append(
             step(
                 f"{name}：Q、K、V",
                 f"{name}: Q, K, V",
-                f"取 X' 的第 {i * d_k}–{(i + 1) * d_k - 1} 维，分别乘以 Wq{i + 1}、Wk{i + 1}、"
-                f"Wv{i + 1}。",
-                f"Take dimensions {i * d_k}–{(i + 1) * d_k - 1} of X' and multiply them by "
-                f"Wq{i + 1}, Wk{i + 1} and Wv{i + 1}.",
-                Tensor(f"X'{i + 1}", x[:, i * d_k : (i + 1) * d_k], tokens, local),
-                Tensor(f"Q{i + 1}", q[i], tokens, local),
-                Tensor(f"K{i + 1}", k[i], tokens, local),
-                Tensor(f"V{i + 1}", v[i], tokens, local),
+                f"{name} 取 X'[:, {i * d_k}:{(i + 1) * d_k}]（X' 的 {span(i, 'd')} 列），分别乘以 "
+                f"Wq{i + 1}、Wk{i + 1}、Wv{i + 1}；Q{i + 1}、K{i + 1}、V{i + 1} 在 {name} 自己的 "
+                f"d_k = {d_k} 维（{'、'.join(own(i))}）里。",
+                f"{name} takes X'[:, {i * d_k}:{(i + 1) * d_k}] (columns {span(i, 'd')} of X') "
+                f"and multiplies it by Wq{i + 1}, Wk{i + 1} and Wv{i + 1}; Q{i + 1}, K{i + 1} "
+                f"and V{i + 1} are in {name}'s own d_k = {d_k} dimensions "
+                f"({', '.join(own(i))}).",
+                Tensor(f"X'{i + 1}", x[:, slice_of(i)], tokens, columns[slice_of(i)]),
+                Tensor(f"Q{i + 1}", q[i], tokens, own(i)),
+                Tensor(f"K{i + 1}", k[i], tokens, own(i)),
+                Tensor(f"V{i + 1}", v[i], tokens, own(i)),
             )
         )
         solution.append(
@@ -175,13 +186,16 @@ def multi_head(rng: Rng, p: MultiHeadParams) -> Draft:
             )
         )
     if whole:
+        places_zh = "，".join(f"Out{i + 1} 占 {span(i, 'd')}" for i in range(h))
+        places_en = ", ".join(f"Out{i + 1} fills {span(i, 'd')}" for i in range(h))
         solution.append(
             step(
                 "拼接并投影",
                 "Concatenate and project",
-                f"把各头输出并排拼成 {p.n}×{p.d_model} 的矩阵，再乘以 Wo 投影回 d_model 维。",
-                f"Put the heads' outputs side by side ({p.n}×{p.d_model}) and multiply by Wo "
-                "to project back to d_model dimensions.",
+                f"把各头输出并排拼成 {p.n}×{p.d_model} 的矩阵（{places_zh}），"
+                "再乘以 Wo 投影回 d_model 维。",
+                f"Put the heads' outputs side by side ({p.n}×{p.d_model}; {places_en}) and "
+                "multiply by Wo to project back to d_model dimensions.",
                 Tensor("Concat", concat, tokens, columns),
                 answer,
             )

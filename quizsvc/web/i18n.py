@@ -760,6 +760,7 @@ TENSOR_WORDS_ZH: dict[str, str] = {
     "scores": "分数",
     "scores1": "分数1",
     "scores2": "分数2",
+    "scores3": "分数3",  # multi_head with three heads
     "masked scores": "掩码后的分数",
     "e^score": "e^分数",
     "Σ e^score": "Σ e^分数",

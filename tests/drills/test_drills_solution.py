@@ -128,19 +128,27 @@ def test_multi_head_head_output_shows_only_that_head() -> None:
     names = {t.name for step in variant.solution for t in step.tensors}
     assert {"Q2", "K2", "V2", "A2", "Out2"} <= names
     assert not names & {"Q1", "Out1", "Concat"}
-    assert variant.answer.col_labels == ("d2", "d3")  # the head's columns of the concat
+    # head 2 takes dimensions d2, d3 of X' (the rows of its W's) into its own two dimensions
+    own = ("H2 d0", "H2 d1")
+    assert variant.answer.col_labels == own
+    assert [(t.row_labels, t.col_labels) for t in variant.given[1:]] == [(("d2", "d3"), own)] * 3
     prompt = variant.prompt
-    assert "Compute Head 2 only: take Head 2: X'[:, 2:4], use Wq2, Wk2, Wv2 (2×2)" in prompt["en"]
+    assert "Compute Head 2 only: it takes X'[:, 2:4] and uses Wq2, Wk2, Wv2 (2×2)" in prompt["en"]
     assert "Write down its output Out2 (3×2)" in prompt["en"]
-    assert "只算 Head 2：取 Head 2: X'[:, 2:4]，用 Wq2、Wk2、Wv2（2×2）" in prompt["zh"]
+    assert "只算 Head 2：它取 X'[:, 2:4]，用 Wq2、Wk2、Wv2（2×2）" in prompt["zh"]
     assert "写出 Head 2 的输出 Out2（3×2）" in prompt["zh"]
     first = variant.solution[0]
     assert first.title == {"zh": "Head 2：Q、K、V", "en": "Head 2: Q, K, V"}
     assert first.text == {
-        "zh": "取 X' 的第 2–3 维，分别乘以 Wq2、Wk2、Wv2。",
-        "en": "Take dimensions 2–3 of X' and multiply them by Wq2, Wk2 and Wv2.",
+        "zh": "Head 2 取 X'[:, 2:4]（X' 的 d2–d3 列），分别乘以 Wq2、Wk2、Wv2；Q2、K2、V2 在 "
+        "Head 2 自己的 d_k = 2 维（H2 d0、H2 d1）里。",
+        "en": "Head 2 takes X'[:, 2:4] (columns d2–d3 of X') and multiplies it by Wq2, Wk2 and "
+        "Wv2; Q2, K2 and V2 are in Head 2's own d_k = 2 dimensions (H2 d0, H2 d1).",
     }
-    assert all(t.col_labels == ("d2", "d3") for t in first.tensors)  # X'2, Q2, K2, V2
+    x_2, *qkv = first.tensors
+    assert x_2.name == "X'2" and x_2.col_labels == ("d2", "d3")  # as the rows of Wq2
+    assert [t.name for t in qkv] == ["Q2", "K2", "V2"]
+    assert all(t.col_labels == own for t in qkv)  # as the columns of Wq2
     assert variant.solution[1].text == {
         "zh": "分数 `Q2 K2^T / √2`（√2 = 1.4142），逐行 Softmax 得权重，再乘以 V2。",
         "en": "Scores `Q2 K2^T / √2` (√2 = 1.4142), a softmax per row for the weights, "
@@ -158,7 +166,13 @@ def test_multi_head_concat_projection_names_every_heads_slice() -> None:
     assert titles[:6] == [
         f"Head {h}: {part}" for h in (1, 2, 3) for part in ("Q, K, V", "attention")
     ]
-    assert "Take dimensions 4–5 of X'" in variant.solution[4].text["en"]
+    assert "Head 3 takes X'[:, 4:6] (columns d4–d5 of X')" in variant.solution[4].text["en"]
+    assert (
+        "(3×6; Out1 fills d0–d1, Out2 fills d2–d3, Out3 fills d4–d5)"
+        in variant.solution[6].text["en"]
+    )
+    assert "Out3 占 d4–d5" in variant.solution[6].text["zh"]
+    assert variant.given[-1].row_labels == ("d0", "d1", "d2", "d3", "d4", "d5")  # Wo: Concat's
 
 
 def test_add_norm_shows_sum_mean_variance_and_normalized_row() -> None:
