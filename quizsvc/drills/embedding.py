@@ -53,22 +53,17 @@ def embedding_positional(rng: Rng, p: EmbeddingPositionalParams) -> Draft:
     label = f"pos {position} {word}"
     answer = row(f"X'{position}", x_prime, label, columns)
     ids_text = ", ".join(str(int(i)) for i in ids)
+    # The question's task states the PE formula and the rounding; the prompt gives this
+    # variant's numbers only, so the formula is said once.
     prompt = text(
-        f"一个句子的 token ID 依次为 `[{ids_text}]`（位置从 0 开始）。"
-        f"用 Embedding 矩阵 E（{p.vocab_size}×{p.d_model}，第 k 行是 ID 为 k 的词）"
-        f"查出位置 {position} 上的 token（ID {token_id}，“{word}”）的向量，"
-        f"再加上 d_model = {p.d_model} 的正弦位置编码 PE({position})（角度用弧度）：\n\n"
-        "- `PE(pos, 2i) = sin(pos / 10000^(2i/d_model))`\n"
-        "- `PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model))`\n\n"
-        f"写出 `X'{position} = E[{token_id}] + PE({position})`（1×{p.d_model}）。",
-        f"A sentence has the token ids `[{ids_text}]` (positions count from 0). "
-        f"Look up the vector of the token at position {position} (id {token_id}, “{word}”) "
-        f"in the embedding matrix E ({p.vocab_size}×{p.d_model}; row k belongs to id k), "
-        f"then add the sinusoidal positional encoding PE({position}) for "
-        f"d_model = {p.d_model} (angles in radians):\n\n"
-        "- `PE(pos, 2i) = sin(pos / 10000^(2i/d_model))`\n"
-        "- `PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model))`\n\n"
-        f"Write down `X'{position} = E[{token_id}] + PE({position})` (1×{p.d_model}).",
+        f"一个句子的 token ID 依次为 `[{ids_text}]`（位置从 0 开始）；Embedding 矩阵 E 为 "
+        f"{p.vocab_size}×{p.d_model}，第 k 行是 ID 为 k 的词；d_model = {p.d_model}。"
+        f"求位置 {position} 上的 token（ID {token_id}，“{word}”）的 "
+        f"`X'{position} = E[{token_id}] + PE({position})`（1×{p.d_model}）。",
+        f"A sentence has the token ids `[{ids_text}]` (positions count from 0); the embedding "
+        f"matrix E is {p.vocab_size}×{p.d_model}, row k belonging to id k; "
+        f"d_model = {p.d_model}. Find `X'{position} = E[{token_id}] + PE({position})` "
+        f"(1×{p.d_model}) for the token at position {position} (id {token_id}, “{word}”).",
     )
     solution = (
         step(

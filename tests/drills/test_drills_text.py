@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
+from quizsvc.drills.registry import generate_variant
 from quizsvc.drills.text import dot_text, num, row, vector
 
 
@@ -43,3 +46,19 @@ def test_row_is_a_one_row_tensor() -> None:
     tensor = row("A", np.array([0.5, 0.5]), "I", ["我", "爱"])
     assert tensor.shape == (1, 2) and tensor.row_labels == ("I",)
     assert tensor.col_labels == ("我", "爱")
+
+
+DRILLS_YAML = Path(__file__).resolve().parents[2] / "content/transformer-by-hand/drills.yaml"
+
+
+def drill_questions() -> list[dict]:
+    return yaml.safe_load(DRILLS_YAML.read_text(encoding="utf-8"))["questions"]
+
+
+def test_the_pe_formula_is_stated_once_in_the_task() -> None:
+    task = next(q for q in drill_questions() if q["kind"] == "embedding_positional")["prompt"]
+    variant = generate_variant("embedding_positional", 1)
+    for lang in ("zh", "en"):
+        assert "`PE(pos, 2i) = sin(pos / 10000^(2i/d_model))`" in task[lang]
+        assert "sin" not in variant.prompt[lang] and "cos" not in variant.prompt[lang]
+    assert "`X'2 = E[2] + PE(2)`（1×4）" in variant.prompt["zh"]  # what the variant asks
