@@ -64,10 +64,10 @@ def projection(rng: Rng, p: ProjectionParams) -> Draft:
     shape = f"({p.n}×{p.d_model}) × ({p.d_model}×{p.d_model}) = ({p.n}×{p.d_model})"
     prompt = text(
         f"已知位置感知的输入 X'（{p.n}×{p.d_model}，每行一个 token）和权重矩阵 {weight}"
-        f"（{p.d_model}×{p.d_model}），计算{role_zh}矩阵 `{name} = X' × {weight}`。",
+        f"（{p.d_model}×{p.d_model}）：本题求{role_zh}矩阵 {name}（{p.n}×{p.d_model}）。",
         f"Given the position-aware input X' ({p.n}×{p.d_model}, one row per token) and the "
-        f"weight matrix {weight} ({p.d_model}×{p.d_model}), compute the {role_en} matrix "
-        f"`{name} = X' × {weight}`.",
+        f"weight matrix {weight} ({p.d_model}×{p.d_model}): this variant asks for the "
+        f"{role_en} matrix {name} ({p.n}×{p.d_model}).",
     )
     first_row = "\n".join(
         f"- `{name}[0][{j}] = {dot_text(x[0], w[:, j])}`" for j in range(p.d_model)
@@ -147,11 +147,8 @@ def softmax_row(rng: Rng, p: SoftmaxRowParams) -> Draft:
     given = (row("scores", scores, label, tokens),)
     answer = row("A", weights, "weight", tokens)
     prompt = text(
-        f"一行缩放后的注意力分数为 `{vector(scores)}`（对 {'、'.join(tokens)}）。"
-        "对它做 Softmax（`e^x / Σe^x`），写出这一行的注意力权重。",
-        f"A row of scaled attention scores is `{vector(scores)}` (over "
-        f"{', '.join(tokens)}). Apply the softmax (`e^x / Σe^x`) and write down the row of "
-        "attention weights.",
+        f"一行缩放后的注意力分数为 `{vector(scores)}`（对 {'、'.join(tokens)}）。",
+        f"A row of scaled attention scores is `{vector(scores)}` (over {', '.join(tokens)}).",
     )
     solution = _softmax_steps(scores, weights, label, tokens, answer)
     return Draft(prompt=prompt, given=given, answer=answer, solution=solution, heatmap=answer)
@@ -177,12 +174,11 @@ def masked_row(rng: Rng, p: MaskedRowParams) -> Draft:
     visible_en = ", ".join(tokens[: position + 1])
     prompt = text(
         f"Decoder 的输入为 {' '.join(tokens)}。位置 {position}（“{token}”）在 Masked "
-        f"Self-Attention 中的缩放分数（掩码前）为 `{vector(scores)}`。把未来位置（j > "
-        f"{position}）的分数设为 -∞，再做 Softmax，写出这一行的注意力权重（被屏蔽的位置写 0）。",
+        f"Self-Attention 中的缩放分数（掩码前）为 `{vector(scores)}`；它的未来位置是 "
+        f"j > {position}。",
         f"The decoder input is {' '.join(tokens)}. In masked self-attention, the scaled "
-        f"scores of position {position} (“{token}”) before masking are `{vector(scores)}`. "
-        f"Set the scores of the future positions (j > {position}) to -∞, apply the softmax, "
-        "and write down the row of attention weights (0 for the masked positions).",
+        f"scores of position {position} (“{token}”) before masking are `{vector(scores)}`; "
+        f"its future positions are j > {position}.",
     )
     mask_step = step(
         "掩码",

@@ -110,15 +110,13 @@ def teacher_forcing_loss(rng: Rng, p: TeacherForcingLossParams) -> Draft:
     }[p.reduction]
     prompt = text(
         f"词表：{vocab_text}。训练时目标句子为 “{target_words}”（ID `{target}`）。"
-        "用 Teacher Forcing 时，Decoder 的输入是 `<s>` + 目标句子，每个位置预测下一个 token"
-        "（最后一个位置预测 `<eos>`）。表 P 的第 t 行是模型在位置 t 预测的概率分布。"
-        f"用自然对数计算{ask_zh}：每个位置的交叉熵是 `-ln p(正确的下一个 token)`。",
+        "Decoder 的输入是 `<s>` + 目标句子，最后一个位置预测 `<eos>`。"
+        "表 P 的第 t 行是模型在位置 t 预测的概率分布。"
+        f"计算{ask_zh}。",
         f"Vocabulary: {vocab_text}. The training target is “{target_words}” (ids "
-        f"`{target}`). With teacher forcing the decoder input is `<s>` + the target, and "
-        "every position predicts the next token (the last one predicts `<eos>`). Row t of "
-        "the table P is the model's predicted distribution at position t. Using the natural "
-        f"logarithm, compute {ask_en}: a position's cross-entropy is "
-        "`-ln p(correct next token)`.",
+        f"`{target}`). The decoder input is `<s>` + the target, and the last position "
+        "predicts `<eos>`. Row t of the table P is the model's predicted distribution at "
+        f"position t. Compute {ask_en}.",
     )
     picked = probs[np.arange(steps), labels]
     label_words = tuple(vocab[i] for i in labels)
@@ -187,10 +185,9 @@ def greedy_next_token(rng: Rng, p: GreedyNextTokenParams) -> Draft:
     answer = Tensor("next token id", np.array([[chosen]]), ("id",), ("",))
     prompt = text(
         f"推理时 Decoder 已生成 “{so_far}”。下一个位置的输出分数（logits）如下，列名是 token "
-        "ID 和词。用贪心解码选出下一个 token，写出它的 ID（一个整数）。",
+        "ID 和词。",
         f"At inference time the decoder has generated “{so_far}” so far. The output scores "
-        "(logits) of the next position are given; the columns are the token ids and words. "
-        "Pick the next token with greedy decoding and write down its id (an integer).",
+        "(logits) of the next position are given; the columns are the token ids and words.",
     )
     solution = (
         step(

@@ -59,16 +59,14 @@ def add_norm(rng: Rng, p: AddNormParams) -> Draft:
         row("β", bias, "β", columns),
     )
     answer = row("AddNorm", output, "LayerNorm", columns)
+    # The question's task says how LayerNorm computes; the prompt gives the numbers, ε
+    # written out (0.00001, not Python's 1e-05).
+    eps = num(LAYER_NORM_EPS, 10)
     prompt = text(
-        f"一个 token 的输入 x 和子层输出 Sublayer(x) 如下（d_model = {p.d_model}）。"
-        "计算 Add & Norm：`LayerNorm(x + Sublayer(x))`，其中 LayerNorm 对这一行减去均值、"
-        "除以 `√(方差 + ε)`（方差除以 d_model，不是 d_model − 1），再逐维乘以 γ、加上 β；"
-        f"`ε = {LAYER_NORM_EPS:g}`。",
-        f"A token's input x and the sublayer's output Sublayer(x) are given "
-        f"(d_model = {p.d_model}). Compute Add & Norm, `LayerNorm(x + Sublayer(x))`: "
-        "LayerNorm subtracts the row's mean, divides by `√(variance + ε)` (the variance "
-        f"divides by d_model, not d_model − 1), then multiplies by γ and adds β per "
-        f"dimension; `ε = {LAYER_NORM_EPS:g}`.",
+        f"一个 token 的输入 x、子层输出 Sublayer(x)、γ 和 β 如下（d_model = {p.d_model}）；"
+        f"`ε = {eps}`。",
+        f"A token's input x, the sublayer's output Sublayer(x), γ and β are given "
+        f"(d_model = {p.d_model}); `ε = {eps}`.",
     )
     solution = (
         step(
@@ -142,14 +140,12 @@ def ffn_row(rng: Rng, p: FfnRowParams) -> Draft:
         row("b2", b_2, "b2", columns),
     )
     answer = row("FFN(x)", output, "FFN(x)", columns)
+    # The question's task states the FFN formula; the prompt gives the sizes.
     prompt = text(
-        f"对一个 token 的向量 x（1×{p.d_model}）计算前馈网络 "
-        "`FFN(x) = ReLU(x × W1 + b1) × W2 + b2`（行向量写法，即章节中的 "
-        f"`W2·ReLU(W1·x + b1) + b2`）。W1 为 {p.d_model}×{p.d_ff}，W2 为 {p.d_ff}×{p.d_model}。",
-        f"Compute the feed-forward network for one token's vector x (1×{p.d_model}): "
-        "`FFN(x) = ReLU(x × W1 + b1) × W2 + b2` (row-vector form of the chapter's "
-        f"`W2·ReLU(W1·x + b1) + b2`). W1 is {p.d_model}×{p.d_ff}, W2 is "
-        f"{p.d_ff}×{p.d_model}.",
+        f"x 为 1×{p.d_model}；W1 为 {p.d_model}×{p.d_ff}，b1 为 1×{p.d_ff}（d_ff = {p.d_ff}）；"
+        f"W2 为 {p.d_ff}×{p.d_model}，b2 为 1×{p.d_model}。",
+        f"x is 1×{p.d_model}; W1 is {p.d_model}×{p.d_ff} and b1 1×{p.d_ff} "
+        f"(d_ff = {p.d_ff}); W2 is {p.d_ff}×{p.d_model} and b2 1×{p.d_model}.",
     )
     solution = (
         step(

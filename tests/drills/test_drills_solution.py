@@ -182,7 +182,7 @@ def test_add_norm_shows_sum_mean_variance_and_normalized_row() -> None:
     close(solution_tensor(variant, "μ"), [[total.mean()]])
     close(solution_tensor(variant, "σ²"), [[total.var()]])
     close(solution_tensor(variant, "√(σ² + ε)"), [[math.sqrt(total.var() + 1e-5)]])
-    assert "ε = 1e-05" in variant.prompt["en"]
+    assert "`ε = 0.00001`" in variant.prompt["en"]  # not Python's 1e-05
     normalized = (total - total.mean()) / math.sqrt(total.var() + 1e-5)
     close(solution_tensor(variant, "normalized"), normalized)
     # each step shows the given numbers it uses: x and Sublayer(x) first, γ and β last

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,17 @@ DRILLS_YAML = Path(__file__).resolve().parents[2] / "content/transformer-by-hand
 
 def drill_questions() -> list[dict]:
     return yaml.safe_load(DRILLS_YAML.read_text(encoding="utf-8"))["questions"]
+
+
+@pytest.mark.parametrize("question", drill_questions(), ids=lambda q: q["id"])
+def test_a_variants_prompt_does_not_repeat_a_formula_its_task_states(question) -> None:
+    # The page shows the question's prompt (the task: what to compute, how to round) above
+    # the variant's (its numbers): a formula belongs to one of them.
+    for lang in ("zh", "en"):
+        formulas = set(re.findall(r"`([^`]+)`", question["prompt"][lang]))
+        for seed in range(5):
+            prompt = generate_variant(question["kind"], seed, question["params"]).prompt[lang]
+            assert [f for f in formulas if f in prompt] == [], (lang, seed, prompt)
 
 
 def test_the_pe_formula_is_stated_once_in_the_task() -> None:
