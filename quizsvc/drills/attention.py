@@ -294,7 +294,7 @@ def cross_attention_row(rng: Rng, p: CrossAttentionRowParams) -> Draft:
     softmax_steps = _softmax_steps(scores, weights, token, sources, weight_row)
     solution: tuple[Step, ...] = (score_step, *softmax_steps)
     if not wants_weights:
-        terms = " + ".join(f"{num(w, 3)} × V{j}" for j, w in enumerate(weights))
+        terms = " + ".join(f"{num(w)} × V{j}" for j, w in enumerate(weights))
         solution += (
             step(
                 "加权求和",
@@ -334,8 +334,8 @@ def _softmax_steps(
         step(
             "归一化",
             "Normalize",
-            f"每个 `e^score` 除以 Σ，得到和为 1 的权重：`{vector(weights, 3)}`。",
-            f"Divide every `e^score` by Σ; the weights add up to 1: `{vector(weights, 3)}`.",
+            f"每个 `e^score` 除以 Σ，得到和为 1 的权重：`{vector(weights)}`。",
+            f"Divide every `e^score` by Σ; the weights add up to 1: `{vector(weights)}`.",
             result,
         ),
     )

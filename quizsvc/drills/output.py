@@ -194,9 +194,9 @@ def greedy_next_token(rng: Rng, p: GreedyNextTokenParams) -> Draft:
             "Softmax（可选）",
             "Softmax (optional)",
             f"Softmax 保持大小顺序，所以概率最大的 token 就是 logit 最大的 token："
-            f"`{vector(probs, 3)}`。",
+            f"`{vector(probs)}`。",
             "The softmax keeps the order, so the most probable token is the one with the "
-            f"largest logit: `{vector(probs, 3)}`.",
+            f"largest logit: `{vector(probs)}`.",
             logits_row,
             row("p", probs, "p", columns),
         ),

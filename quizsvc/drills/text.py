@@ -26,7 +26,12 @@ def dims(count: int, prefix: str = "d") -> tuple[str, ...]:
     return tuple(f"{prefix}{index}" for index in range(count))
 
 
-def num(value: float, digits: int = 4) -> str:
+# Prose rounds as the pages' tables do (quizsvc.web.render.format_number: 3 decimals), so a
+# number in a step's text is the one in the table beside it (0.9998 read 1 in the table).
+PROSE_DECIMALS = 3
+
+
+def num(value: float, digits: int = PROSE_DECIMALS) -> str:
     """A number for prose: at most ``digits`` decimals, no trailing zeros, ∞ for infinity."""
     value = float(value)
     if math.isinf(value):
@@ -35,11 +40,11 @@ def num(value: float, digits: int = 4) -> str:
     return "0" if text in ("-0", "") else text
 
 
-def vector(values: Sequence[float] | np.ndarray, digits: int = 4) -> str:
+def vector(values: Sequence[float] | np.ndarray, digits: int = PROSE_DECIMALS) -> str:
     return "[" + ", ".join(num(value, digits) for value in np.ravel(values)) + "]"
 
 
-def dot_text(left: np.ndarray, right: np.ndarray, digits: int = 4) -> str:
+def dot_text(left: np.ndarray, right: np.ndarray, digits: int = PROSE_DECIMALS) -> str:
     """``a·b`` written out term by term: ``1×0.5 + 0.2×(-1) = 0.3``."""
     terms = " + ".join(
         f"{_operand(a)}×{_operand(b)}" for a, b in zip(np.ravel(left), np.ravel(right), strict=True)

@@ -150,8 +150,8 @@ def test_multi_head_head_output_shows_only_that_head() -> None:
     assert [t.name for t in qkv] == ["Q2", "K2", "V2"]
     assert all(t.col_labels == own for t in qkv)  # as the columns of Wq2
     assert variant.solution[1].text == {
-        "zh": "分数 `Q2 K2^T / √2`（√2 = 1.4142），逐行 Softmax 得权重，再乘以 V2。",
-        "en": "Scores `Q2 K2^T / √2` (√2 = 1.4142), a softmax per row for the weights, "
+        "zh": "分数 `Q2 K2^T / √2`（√2 = 1.414），逐行 Softmax 得权重，再乘以 V2。",
+        "en": "Scores `Q2 K2^T / √2` (√2 = 1.414), a softmax per row for the weights, "
         "then multiply by V2.",
     }
     assert variant.heatmap.col_labels == ("H2 我", "H2 爱", "H2 你")
@@ -265,9 +265,9 @@ def test_the_softmax_steps_write_e_to_the_score_and_the_weights_as_the_chapter_d
     variant = generate_variant("softmax_row", 2)
     scores = given(variant, "scores")[0]
     exps, weights = np.exp(scores), np.exp(scores) / np.exp(scores).sum()
-    rounded = ", ".join(f"{round(e, 4):g}" for e in exps)
+    rounded = ", ".join(f"{round(e, 3):g}" for e in exps)  # as the table beside it
     assert (
-        f"`e^score` = `[{rounded}]`, summing to `Σ = {round(exps.sum(), 4):g}`"
+        f"`e^score` = `[{rounded}]`, summing to `Σ = {round(exps.sum(), 3):g}`"
         in (variant.solution[0].text["en"])
     )
     three = ", ".join(f"{round(w, 3):g}" for w in weights)

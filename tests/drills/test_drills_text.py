@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 import yaml
 
-from quizsvc.drills.registry import generate_variant
+from quizsvc.drills.registry import DRILL_KINDS, generate_variant
 from quizsvc.drills.text import dot_text, num, row, vector
 
 
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        (1 / 3, "0.3333"),  # four decimals unless asked otherwise
+        (1 / 3, "0.333"),  # three decimals unless asked otherwise, as the pages' tables
         (2.5, "2.5"),  # no trailing zeros
         (3.0, "3"),
         (-0.00001, "0"),  # never "-0"
@@ -33,14 +33,14 @@ def test_num_writes_a_number_for_prose(value, expected) -> None:
 
 def test_num_and_vector_take_the_digits_asked_for() -> None:
     assert num(2 / 3, 2) == "0.67"
-    assert vector(np.array([[1 / 3, -0.5], [-math.inf, 0.0]])) == "[0.3333, -0.5, -∞, 0]"
-    assert vector([0.12345, 1.0], 3) == "[0.123, 1]"
+    assert vector(np.array([[1 / 3, -0.5], [-math.inf, 0.0]])) == "[0.333, -0.5, -∞, 0]"
+    assert vector([0.12345, 1.0], 4) == "[0.1235, 1]"
 
 
 def test_dot_text_writes_every_product_and_the_sum() -> None:
     assert dot_text(np.array([1.0, 0.2]), np.array([0.5, -1.0])) == "1×0.5 + 0.2×(-1) = 0.3"
-    assert dot_text(np.array([[1 / 3]]), np.array([3.0]), 2) == "0.3333×3 = 1"
-    assert dot_text(np.array([1 / 3]), np.array([1.0])) == "0.3333×1 = 0.3333"
+    assert dot_text(np.array([[1 / 3]]), np.array([3.0]), 2) == "0.333×3 = 1"
+    assert dot_text(np.array([1 / 3]), np.array([1.0])) == "0.333×1 = 0.333"
 
 
 def test_row_is_a_one_row_tensor() -> None:
@@ -74,3 +74,21 @@ def test_the_pe_formula_is_stated_once_in_the_task() -> None:
         assert "`PE(pos, 2i) = sin(pos / 10000^(2i/d_model))`" in task[lang]
         assert "sin" not in variant.prompt[lang] and "cos" not in variant.prompt[lang]
     assert "`X'2 = E[2] + PE(2)`（1×4）" in variant.prompt["zh"]  # what the variant asks
+
+
+def test_pe_in_the_prose_is_rounded_as_its_table_shows_it() -> None:
+    # position 2 of seed 1: sin 2 = 0.9093, cos 2 = -0.4161, sin 0.02 = 0.0200, cos 0.02 =
+    # 0.9998, which a table at three decimals shows as 1
+    step = generate_variant("embedding_positional", 1).solution[1]
+    assert "PE(2) = `[0.909, -0.416, 0.02, 1]`" in step.text["en"]
+
+
+def test_no_prompt_or_step_writes_more_decimals_than_the_tables() -> None:
+    # every number but the constant ε = 0.00001, which no table shows
+    more = re.compile(r"(?<![\d.])(?<!ε = )\d+\.\d{4,}")
+    for kind in DRILL_KINDS:
+        for seed in range(20):
+            variant = generate_variant(kind, seed)
+            texts = [variant.prompt, *(step.text for step in variant.solution)]
+            found = [m for t in texts for lang in ("zh", "en") for m in more.findall(t[lang])]
+            assert found == [], (kind, seed, found)
