@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -12,8 +13,8 @@ from pydantic import BaseModel, ValidationError
 
 from quizsvc.drills import attention, embedding, multi_head, output, sublayers
 from quizsvc.drills import params as p
-from quizsvc.drills.text import Draft
-from quizsvc.drills.variant import Variant
+from quizsvc.drills.text import ROUNDING_NOISE, Draft
+from quizsvc.drills.variant import Tensor, Variant
 from quizsvc.grading import Tolerance
 
 Generator = Callable[[np.random.Generator, BaseModel], Draft]
@@ -42,7 +43,7 @@ class DrillKind:
                 f"params for drill kind {self.name!r} must be a {self.params_model.__name__},"
                 f" got {type(params).__name__}"
             )
-        draft = self.build(np.random.default_rng(seed), params)
+        draft = _without_noise(self.build(np.random.default_rng(seed), params))
         return Variant(
             kind=self.name,
             seed=seed,
@@ -58,6 +59,29 @@ class DrillKind:
             heatmap=draft.heatmap,
             skill=self.skill,
         )
+
+
+def _without_noise(draft: Draft) -> Draft:
+    """The draft with float noise in its tensors set to the 0 it stands for, so a variant
+    stores, and the API sends, 0 rather than 2.7755575615628914e-17 (the pages round either
+    to 0, but JSON keeps every digit)."""
+
+    def clean(tensor: Tensor) -> Tensor:
+        noise = np.abs(tensor.values) < ROUNDING_NOISE
+        if not noise.any():
+            return tensor
+        return dataclasses.replace(tensor, values=np.where(noise, 0.0, tensor.values))
+
+    return dataclasses.replace(
+        draft,
+        given=tuple(clean(t) for t in draft.given),
+        answer=clean(draft.answer),
+        solution=tuple(
+            dataclasses.replace(step, tensors=tuple(clean(t) for t in step.tensors))
+            for step in draft.solution
+        ),
+        heatmap=None if draft.heatmap is None else clean(draft.heatmap),
+    )
 
 
 def _kind(

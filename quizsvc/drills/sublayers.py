@@ -14,11 +14,18 @@ from engine.params import FeedForwardParams, LayerNormParams
 from engine.trace import Trace
 from quizsvc.drills.params import AddNormParams, FfnRowParams
 from quizsvc.drills.sampling import Rng, halves, tenths
-from quizsvc.drills.text import Draft, dims, num, row, scalar, step, text, vector
+from quizsvc.drills.text import (
+    ROUNDING_NOISE,
+    Draft,
+    dims,
+    num,
+    row,
+    scalar,
+    step,
+    text,
+    vector,
+)
 from quizsvc.drills.variant import Tensor
-
-# Below this, a sum of tenths and halves is float noise (2.8e-17 where 0 is exact).
-_ROUNDING_NOISE = 1e-9
 
 # The engine's default LayerNorm epsilon, read from the config so the two cannot drift.
 LAYER_NORM_EPS = next(
@@ -116,14 +123,14 @@ def ffn_row(rng: Rng, p: FfnRowParams) -> Draft:
         w_1 = halves(rng, (p.d_model, p.d_ff))
         b_1 = tenths(rng, (p.d_ff,), -0.5, 0.5)
         pre_activation = linear(x, w_1, b_1)
-        if pre_activation.min() < -_ROUNDING_NOISE and pre_activation.max() > _ROUNDING_NOISE:
+        if pre_activation.min() < -ROUNDING_NOISE and pre_activation.max() > ROUNDING_NOISE:
             break
     # ... and until the second layer adds something: a row of zeros in W2 under the only
     # active unit would make the answer b2 itself, which the learner is given.
     while True:
         w_2 = halves(rng, (p.d_ff, p.d_model))
         b_2 = tenths(rng, (p.d_model,), -0.5, 0.5)
-        if np.any(np.abs(np.maximum(pre_activation, 0) @ w_2) > _ROUNDING_NOISE):
+        if np.any(np.abs(np.maximum(pre_activation, 0) @ w_2) > ROUNDING_NOISE):
             break
 
     trace = Trace()

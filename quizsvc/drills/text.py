@@ -26,6 +26,10 @@ def dims(count: int, prefix: str = "d") -> tuple[str, ...]:
     return tuple(f"{prefix}{index}" for index in range(count))
 
 
+# Below this, a value computed from the drills' tenths and halves is float noise: 2.8e-17
+# where exact arithmetic gives 0.
+ROUNDING_NOISE = 1e-9
+
 # Prose rounds as the pages' tables do (quizsvc.web.render.format_number: 3 decimals), so a
 # number in a step's text is the one in the table beside it (0.9998 read 1 in the table).
 PROSE_DECIMALS = 3

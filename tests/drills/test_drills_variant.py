@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -254,3 +256,38 @@ def test_step_and_variant_require_both_languages() -> None:
     with pytest.raises(TypeError, match="Tolerance"):
         dataclasses.replace(variant, tolerance={"atol": 0})
     assert dataclasses.replace(variant, tolerance=Tolerance(atol=1)).tolerance.atol == 1
+
+
+def exact(values: np.ndarray, denominator: int) -> list[list[Fraction]]:
+    """Given tenths (denominator 10) or halves (2) as the exact fractions they stand for."""
+    return [[Fraction(round(v * denominator), denominator) for v in row] for row in values]
+
+
+def test_a_value_exact_arithmetic_makes_0_is_stored_as_0_not_float_noise() -> None:
+    # projection seed 27 once stored V[2][2] = 8.326672684688674e-17 (as its JSON and the API
+    # showed): recomputed here in exact fractions from the given tenths and halves
+    variant = generate_variant("projection", 27)
+    x, w = (exact(t.values, d) for t, d in zip(variant.given, (10, 2), strict=True))
+    product = [
+        [sum(a * b for a, b in zip(r, c, strict=True)) for c in zip(*w, strict=True)] for r in x
+    ]
+    zeros = [(i, j) for i, r in enumerate(product) for j, value in enumerate(r) if value == 0]
+    assert zeros  # the case this test is about
+    record = variant.to_json()
+    for i, j in zeros:
+        assert record["answer"]["values"][i][j] == 0.0
+    assert not re.search(r"\de-\d", as_json_text(variant))  # no 8.3e-17 anywhere
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_tensor_holds_float_noise(kind) -> None:
+    for seed in range(60):
+        variant = generate_variant(kind, seed)
+        tensors = [
+            *variant.given,
+            variant.answer,
+            *(t for s in variant.solution for t in s.tensors),
+        ]
+        for tensor in tensors:
+            values = tensor.values[np.isfinite(tensor.values)]
+            assert not ((values != 0) & (np.abs(values) < 1e-9)).any(), (seed, tensor.name)
