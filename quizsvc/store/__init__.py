@@ -48,7 +48,9 @@ from quizsvc.store.progress import (
 )
 from quizsvc.store.queries import (
     AnsweredQuestion,
+    DrillStanding,
     UnfinishedVariant,
+    drill_standings,
     latest_quiz_answers,
     unfinished_variants,
 )
@@ -96,6 +98,7 @@ __all__ = [
     "AttemptsExhausted",
     "Base",
     "ContentVersion",
+    "DrillStanding",
     "DrillVariant",
     "DuplicateUser",
     "HistoryEntry",
@@ -128,6 +131,7 @@ __all__ = [
     "create_user",
     "database_url",
     "display_url",
+    "drill_standings",
     "hash_password",
     "is_open_answer",
     "issue_api_token",

@@ -1,12 +1,12 @@
-"""Reads the pages need: a learner's latest quiz answers, with their reviews, and the drill
-variants they have started but not finished."""
+"""Reads the pages need: a learner's latest quiz answers, with their reviews, the drill
+variants they have started but not finished, and where they stand on each drill."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import exists, select
+from sqlalchemy import case, exists, func, select
 from sqlalchemy.orm import Session
 
 from quizsvc.store.models import DrillVariant, OpenAnswerReview, QuizAnswer, Submission
@@ -108,3 +108,50 @@ def unfinished_variants(
     if question_id is not None:
         query = query.where(DrillVariant.question_id == question_id)
     return [UnfinishedVariant(*row) for row in session.execute(query)]
+
+
+@dataclass(frozen=True)
+class DrillStanding:
+    """Where a learner stands on one drill: ``finished`` variants (solved or out of
+    attempts), ``unfinished`` ones (as ``unfinished_variants`` counts them), and ``best``,
+    the best score of any of its variants, a variant scoring its best attempt after the
+    attempts penalty (as ``quizsvc.store.progress`` counts it); None before a first
+    answer."""
+
+    question_id: str
+    finished: int
+    unfinished: int
+    best: float | None
+
+
+def drill_standings(session: Session, learner_id: int) -> dict[str, DrillStanding]:
+    """question id -> the learner's standing on that drill, for every drill they have started
+    a variant of (one query, whatever the number of drills)."""
+    per_variant = (
+        select(
+            Submission.variant_id,
+            func.max(Submission.score).label("best"),
+            func.max(case((Submission.raw_score == 1.0, 1), else_=0)).label("solved"),
+        )
+        .where(Submission.learner_id == learner_id)
+        .group_by(Submission.variant_id)
+        .subquery()
+    )
+    finished = (func.coalesce(per_variant.c.solved, 0) == 1) | (
+        DrillVariant.attempts_used >= DrillVariant.attempts_allowed
+    )
+    query = (
+        select(
+            DrillVariant.question_id,
+            func.sum(case((finished, 1), else_=0)),
+            func.sum(case((finished, 0), else_=1)),
+            func.max(per_variant.c.best),
+        )
+        .outerjoin(per_variant, per_variant.c.variant_id == DrillVariant.id)
+        .where(DrillVariant.learner_id == learner_id)
+        .group_by(DrillVariant.question_id)
+    )
+    return {
+        row[0]: DrillStanding(row[0], int(row[1]), int(row[2]), row[3])
+        for row in session.execute(query)
+    }

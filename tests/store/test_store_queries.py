@@ -1,10 +1,13 @@
-"""The reads behind the learner's pages: latest quiz answers, unfinished drill variants."""
+"""The reads behind the learner's pages: latest quiz answers, unfinished drill variants, the
+learner's standing on each drill."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
 from quizsvc.store import (
+    DrillStanding,
+    drill_standings,
     latest_quiz_answers,
     record_quiz_answer,
     record_review,
@@ -103,3 +106,38 @@ def test_unfinished_variants_are_neither_solved_nor_out_of_attempts_newest_first
 def test_at_most_fifty_unfinished_variants_by_default(session, learner, issue):
     ids = [issue(learner, now=minutes(i)).id for i in range(51)]
     assert [v.variant_id for v in unfinished_variants(session, learner)] == ids[::-1][:50]
+
+
+def test_a_drills_standing_counts_finished_and_unfinished_variants_and_its_best_score(
+    session, learner, other_learner, issue, submit
+):
+    # d-a: solved at the second attempt (1.0 - 0.1 penalty = 0.9), one answered once
+    # (0.75) and one not answered yet: 1 finished, 2 unfinished, best 0.9
+    solved = issue(learner, question_id="d-a", penalty=0.1)
+    submit(learner, solved.id, "a1", 0.5)
+    submit(learner, solved.id, "a2", 1.0)
+    started = issue(learner, question_id="d-a")
+    submit(learner, started.id, "a3", 0.75)
+    issue(learner, question_id="d-a")
+    # d-b: two variants out of attempts, neither solved: the single attempt scores 0.125;
+    # the other scores 0.0 then 0.75 - 0.5 penalty = 0.25, so the best is 0.25, never the
+    # raw 0.75
+    single = issue(learner, question_id="d-b", attempts_allowed=1)
+    submit(learner, single.id, "b1", 0.125)
+    costly = issue(learner, question_id="d-b", attempts_allowed=2, penalty=0.5)
+    submit(learner, costly.id, "b2", 0.0)
+    submit(learner, costly.id, "b3", 0.75)
+    # d-c: started, never answered; another learner's solved variant of d-a is not hers
+    issue(learner, question_id="d-c")
+    theirs = issue(other_learner, question_id="d-a")
+    submit(other_learner, theirs.id, "o1", 1.0)
+
+    assert drill_standings(session, learner) == {
+        "d-a": DrillStanding("d-a", finished=1, unfinished=2, best=0.9),
+        "d-b": DrillStanding("d-b", finished=2, unfinished=0, best=0.25),
+        "d-c": DrillStanding("d-c", finished=0, unfinished=1, best=None),
+    }
+    assert drill_standings(session, other_learner) == {
+        "d-a": DrillStanding("d-a", finished=1, unfinished=0, best=1.0),
+    }
+    assert drill_standings(session, other_learner + learner + 1) == {}
