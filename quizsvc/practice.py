@@ -161,9 +161,19 @@ def submit_drill(
     return DrillOutcome(grade, submission, drill_state(session, learner_id, variant_id))
 
 
-def recommended_drill(session: Session, bank: Bank, learner_id: int) -> str | None:
+@dataclass(frozen=True)
+class Recommendation:
+    """The drill to practise next and why: its skill's ``mastery``, or None when the skill
+    has not been practised yet."""
+
+    question_id: str
+    skill: str
+    mastery: float | None
+
+
+def drill_recommendation(session: Session, bank: Bank, learner_id: int) -> Recommendation | None:
     """The drill of the learner's weakest skill: skills never practised first (in the bank's
-    order), then lowest mastery."""
+    order), then lowest mastery. None when the bank has no drill."""
     mastery = {p.skill: p.mastery for p in store.progress_for(session, learner_id)}
     drills = [q for q in bank.questions.values() if isinstance(q, DrillQuestion)]
     if not drills:
@@ -172,7 +182,14 @@ def recommended_drill(session: Session, bank: Bank, learner_id: int) -> str | No
     ranked = sorted(
         drills, key=lambda q: (drill_skill(q) in mastery, mastery.get(drill_skill(q), 0.0))
     )
-    return ranked[0].id
+    skill = drill_skill(ranked[0])
+    return Recommendation(ranked[0].id, skill, mastery.get(skill))
+
+
+def recommended_drill(session: Session, bank: Bank, learner_id: int) -> str | None:
+    """The id of the drill `drill_recommendation` picks, or None when there is none."""
+    recommendation = drill_recommendation(session, bank, learner_id)
+    return recommendation.question_id if recommendation else None
 
 
 @dataclass(frozen=True)

@@ -46,21 +46,25 @@ def index():
     lang = negotiated_language()
     store.begin_read_only(db())
     unfinished = store.unfinished_variants(db(), current_user.id)
-    waiting = {u.question_id for u in unfinished}
+    standings = store.drill_standings(db(), current_user.id)  # one query for every drill
     questions = [q for q in bank().questions.values() if isinstance(q, DrillQuestion)]
+    recommendation = practice.drill_recommendation(db(), bank(), current_user.id)
+    drills = [
+        {
+            "id": q.id,
+            "kind": q.kind,
+            "title": drill_title(q.kind),
+            "skill": skill_name(practice.drill_skill(q)),
+            "prompt": render_markdown(localize(q.prompt, lang)),
+            "resumes": q.id in standings and standings[q.id].unfinished > 0,
+            "status": drill_status(standings.get(q.id)),
+        }
+        for q in questions
+    ]
     return render_template(
         "drills.html",
-        drills=[
-            {
-                "id": q.id,
-                "kind": q.kind,
-                "title": drill_title(q.kind),
-                "skill": skill_name(practice.drill_skill(q)),
-                "prompt": render_markdown(localize(q.prompt, lang)),
-                "resumes": q.id in waiting,
-            }
-            for q in questions
-        ],
+        drills=drills,
+        recommended=_recommended_view(recommendation, drills),
         unfinished=[
             {
                 "variant_id": u.variant_id,
@@ -71,6 +75,37 @@ def index():
             for u in unfinished
         ],
     )
+
+
+def drill_status(standing: store.DrillStanding | None) -> list[str]:
+    """What the learner has done with a drill, as short phrases in the page's language:
+    its unfinished variants (which Continue resumes), its finished ones, its best score."""
+    if standing is None:
+        return [translate("drill_not_started")]
+    status = []
+    if standing.unfinished:
+        status.append(translate("drill_unfinished", count=standing.unfinished))
+    if standing.finished:
+        status.append(translate("drill_finished", count=standing.finished))
+    if standing.best is not None:
+        status.append(translate("drill_best_score", score=f"{standing.best:.0%}"))
+    return status
+
+
+def _recommended_view(
+    recommendation: practice.Recommendation | None, drills: list[dict]
+) -> dict | None:
+    """The recommended drill as the list shows it, with why it is recommended."""
+    if recommendation is None:
+        return None
+    drill = next(d for d in drills if d["id"] == recommendation.question_id)
+    skill = skill_name(recommendation.skill)
+    return {
+        **drill,
+        "why": translate("recommended_unpractised", skill=skill)
+        if recommendation.mastery is None
+        else translate("recommended_weakest", skill=skill, mastery=f"{recommendation.mastery:.0%}"),
+    }
 
 
 @bp.post("/drills/recommended")

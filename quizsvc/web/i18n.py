@@ -186,15 +186,35 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Every drill comes from one real forward pass, with numbers small enough to "
         "compute by hand.",
     },
-    "next_recommended": {
-        "zh": "推荐下一题（最弱的技能）",
-        "en": "Next recommended (weakest skill)",
+    "next_recommended": {"zh": "推荐下一题", "en": "Next recommended"},
+    "recommended_unpractised": {
+        "zh": "它练的是你还没练过的技能：{skill}。",
+        "en": "It practises a skill you have not practised yet: {skill}.",
+    },
+    "recommended_weakest": {
+        "zh": "它练的是你目前最弱的技能：{skill}，掌握度 {mastery}。",
+        "en": "It practises your weakest skill so far: {skill} (mastery {mastery}).",
     },
     "start": {"zh": "开始", "en": "Start"},
     "start_named": {"zh": "开始：{title}", "en": "Start: {title}"},
     "continue": {"zh": "继续", "en": "Continue"},
     "continue_named": {"zh": "继续：{title}", "en": "Continue: {title}"},
     "unfinished_variants": {"zh": "未完成的练习", "en": "Unfinished variants"},
+    "drill_not_started": {"zh": "还没做过", "en": "Not tried yet"},
+    "drill_unfinished": {
+        "zh": "{count} 组未完成，“继续”打开最新的一组",
+        "en": "{count} unfinished variants, Continue opens the newest",
+    },
+    "drill_unfinished_singular": {
+        "zh": "{count} 组未完成，“继续”打开它",
+        "en": "{count} unfinished variant, Continue opens it",
+    },
+    "drill_finished": {"zh": "已完成 {count} 组", "en": "{count} variants finished"},
+    "drill_finished_singular": {"zh": "已完成 {count} 组", "en": "{count} variant finished"},
+    "drill_best_score": {
+        "zh": "最好成绩 {score}（每组按最好的一次计）",
+        "en": "best score {score} (each variant at its best attempt)",
+    },
     "started_at": {"zh": "开始于 {at}", "en": "started {at}"},
     "new_variant": {"zh": "换一组数字", "en": "New variant"},
     "given": {"zh": "已知", "en": "Given"},

@@ -10,6 +10,7 @@ import html
 import re
 
 import numpy as np
+from sqlalchemy import event
 from web_helpers import PASSWORD, reading, start, user_id
 
 from quizsvc import practice
@@ -122,7 +123,11 @@ def test_the_drills_list_names_each_drill_and_each_button(app, browser_for):
     page = alice.get("/drills").text
     drills = [q for q in app.extensions["quizsvc"].bank.questions.values() if q.type == "drill"]
     headings = re.findall(r'<h2 id="drill-[^"]+">(.*?)</h2>', page)
-    labels = re.findall(r'<button type="submit" aria-label="([^"]+)">Start</button>', page)
+    labels = re.findall(
+        r'<button type="submit" aria-label="([^"]+)" aria-describedby="status-[^"]+">'
+        r"Start</button>",
+        page,
+    )
     assert len(headings) == len(labels) == len(drills) >= 12
     assert labels == [f"Start: {h}" for h in headings]
     assert len(set(labels)) == len(labels)  # twelve buttons a screen reader tells apart
@@ -134,7 +139,10 @@ def test_the_drills_list_names_each_drill_and_each_button(app, browser_for):
     alice.get("/lang/zh")
     page = alice.get("/drills").text
     assert '<h2 id="drill-drill-greedy-next-token">贪心解码：下一个 token</h2>' in page
-    assert 'aria-label="开始：贪心解码：下一个 token">开始</button>' in page
+    assert (
+        'aria-label="开始：贪心解码：下一个 token" '
+        'aria-describedby="status-drill-greedy-next-token">开始</button>'
+    ) in page
     assert '<span class="skill">技能: 位置编码</span>' in page
 
 
@@ -152,7 +160,10 @@ def test_unfinished_variants_are_listed_and_start_resumes_them(browser_for, sess
     assert "Attempts left: 3" in first(
         r'<section class="unfinished" id="unfinished">(.*?)</section>', page
     )
-    assert 'aria-label="Continue: One row of scaled attention scores">Continue</button>' in page
+    assert (
+        'aria-label="Continue: One row of scaled attention scores" '
+        'aria-describedby="status-drill-score-row">Continue</button>'
+    ) in page
 
     # "New variant" still starts afresh; Start then resumes the newest
     second_id = start(alice, "drill-score-row")
@@ -178,6 +189,141 @@ def test_unfinished_variants_are_listed_and_start_resumes_them(browser_for, sess
     resumed = int(recommended.headers["Location"].rsplit("/", 1)[1])
     assert alice.post("/drills/recommended").headers["Location"] == f"/variants/{resumed}"
     assert 'id="unfinished"' not in browser_for("bob").get("/drills").text
+
+
+def drill_status(page: str, question_id: str) -> str:
+    return text_of(first(rf'<p class="drill-status" id="status-{question_id}">(.*?)</p>', page))
+
+
+def test_each_drill_says_what_the_learner_has_done_with_it(app, browser_for, sessions):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    page = alice.get("/drills").text
+    drills = [q.id for q in app.extensions["quizsvc"].bank.questions.values() if q.type == "drill"]
+    assert [drill_status(page, d) for d in drills] == ["Not tried yet"] * len(drills)
+
+    first_id = start(alice, "drill-score-row", "start")
+    page = alice.get("/drills").text
+    assert drill_status(page, "drill-score-row") == "1 unfinished variant, Continue opens it"
+    # all three cells wrong (score 0), then right at the second attempt: 100% - 10% = 90%
+    wrong = drill_state(sessions, "alice", first_id).variant.answer.values + 5
+    form = {f"cell-0-{c}": repr(float(v)) for c, v in enumerate(wrong[0])}
+    assert alice.post(f"/variants/{first_id}/submissions", form).status_code == 302
+    solve(alice, sessions, "alice", first_id)
+    page = alice.get("/drills").text
+    assert drill_status(page, "drill-score-row") == (
+        "1 variant finished · best score 90% (each variant at its best attempt)"
+    )
+    assert 'aria-describedby="status-drill-score-row">Start</button>' in page
+
+    # a new variant, one cell of three wrong (67%): the best stays the finished one's 90%
+    second_id = start(alice, "drill-score-row")
+    answer = drill_state(sessions, "alice", second_id).variant.answer.values.copy()
+    answer[0, 0] += 1
+    form = {f"cell-0-{c}": repr(float(v)) for c, v in enumerate(answer[0])}
+    assert alice.post(f"/variants/{second_id}/submissions", form).status_code == 302
+    third_id = start(alice, "drill-score-row")
+    page = alice.get("/drills").text
+    assert drill_status(page, "drill-score-row") == (
+        "2 unfinished variants, Continue opens the newest · 1 variant finished · best score "
+        "90% (each variant at its best attempt)"
+    )
+    assert 'aria-describedby="status-drill-score-row">Continue</button>' in page
+    assert start(alice, "drill-score-row", "start") == third_id  # what Continue does
+
+    alice.get("/lang/zh")
+    assert drill_status(alice.get("/drills").text, "drill-score-row") == (
+        "2 组未完成，“继续”打开最新的一组 · 已完成 1 组 · 最好成绩 90%（每组按最好的一次计）"
+    )
+    assert drill_status(browser_for("bob").get("/drills").text, "drill-score-row") == (
+        "Not tried yet"
+    )
+
+
+def test_the_drills_list_reads_every_drills_standing_in_one_query(app, browser_for):
+    engine = app.extensions["quizsvc"].sessions.kw["bind"]
+    statements: list[str] = []
+
+    def remember(conn, cursor, statement, parameters, context, executemany):
+        statements.append(statement)
+
+    alice = browser_for("alice")
+
+    def variant_reads() -> list[str]:
+        statements.clear()
+        event.listen(engine, "before_cursor_execute", remember)
+        try:
+            assert alice.get("/drills").status_code == 200
+        finally:
+            event.remove(engine, "before_cursor_execute", remember)
+        return [s for s in statements if "drill_variants" in s]
+
+    # the unfinished variants, and every drill's standing: two reads, however many drills
+    # the learner has started
+    assert len(variant_reads()) == 2
+    for question_id in ("drill-score-row", "drill-softmax-row", "drill-add-norm"):
+        start(alice, question_id)
+    assert len(variant_reads()) == 2
+
+
+def test_the_recommended_drill_is_named_with_why(app, browser_for, sessions):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+
+    def recommended() -> tuple[str, str, str, str]:
+        section = first(
+            r'<section class="recommended"[^>]*>(.*?)</section>', alice.get("/drills").text
+        )
+        return (
+            text_of(first(r"<h2>(.*?)</h2>", section)),
+            text_of(first(r'<p id="recommended-why">(.*?)</p>', section)),
+            first(r'<form method="post" action="([^"]+)"', section),
+            text_of(
+                first(r'<button type="submit" id="next-recommended"[^>]*>(.*?)</button>', section)
+            ),
+        )
+
+    # nothing practised: the bank's first drill, whose skill is new
+    title = "Embedding plus positional encoding: X' = X + PE"
+    assert recommended() == (
+        f"Next recommended: {title}",
+        "It practises a skill you have not practised yet: Positional encoding.",
+        "/drills/drill-embedding-positional/start",
+        f"Start: {title}",
+    )
+    # started but not answered: still not practised, and the button resumes the variant
+    waiting = start(alice, "drill-embedding-positional", "start")
+    assert recommended()[1:] == (
+        "It practises a skill you have not practised yet: Positional encoding.",
+        "/drills/drill-embedding-positional/start",
+        f"Continue: {title}",
+    )
+    assert start(alice, "drill-embedding-positional", "start") == waiting
+
+    # every skill practised, each right at once (mastery 0.5) but the FFN's, two of its
+    # four cells wrong (score 0.5, mastery 0.25): the FFN is the weakest
+    learner = user_id(sessions, "alice")
+    bank = app.extensions["quizsvc"].bank
+    for question in bank.questions.values():
+        if question.type != "drill":
+            continue
+        with sessions() as session:
+            issued = practice.start_drill(session, bank, learner, question.id, seed=7)
+            values = practice.drill_state(session, learner, issued.id).variant.answer.values
+            if question.id == "drill-ffn-row":
+                values = values + np.array([[5.0, 5.0, 0.0, 0.0]])
+            answer = "\n".join(" ".join(repr(float(v)) for v in row) for row in values)
+            practice.submit_drill(session, learner, issued.id, answer, f"k-{question.id}")
+    # ... and its variant, two attempts left, is the one the button continues
+    title = "The feed-forward network for one token"
+    assert recommended() == (
+        f"Next recommended: {title}",
+        "It practises your weakest skill so far: Feed-forward network (mastery 25%).",
+        "/drills/drill-ffn-row/start",
+        f"Continue: {title}",
+    )
+    alice.get("/lang/zh")
+    assert recommended()[1] == "它练的是你目前最弱的技能：前馈网络（FFN），掌握度 25%。"
 
 
 # --- progress ---------------------------------------------------------------------------
