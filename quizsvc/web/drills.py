@@ -23,6 +23,7 @@ from flask_login import current_user, login_required
 
 from quizsvc import practice, store
 from quizsvc.bank import DrillQuestion, localize, render_markdown
+from quizsvc.drills import Variant
 from quizsvc.grading import AnswerRejected, Rejection, Tolerance, parse_answer
 from quizsvc.web.context import bank, db
 from quizsvc.web.i18n import (
@@ -336,6 +337,17 @@ def tolerance_rule(tolerance: Tolerance) -> str:
     return translate("tolerance_relative", atol=atol, rtol=rtol)
 
 
+def drill_rules(variant: Variant, attempts_allowed: int, penalty: float) -> list[str]:
+    """The rules a drill's page states before answering: how close, all or nothing, what a
+    retry costs (the instructor's preview shows the same list)."""
+    rules = [tolerance_rule(variant.tolerance)]
+    if variant.all_or_nothing and variant.answer.values.size > 1:
+        rules.append(translate("all_or_nothing_rule"))
+    if attempts_allowed > 1 and penalty > 0:
+        rules.append(translate("retry_penalty", penalty=f"{penalty:.0%}"))
+    return rules
+
+
 def cell_names(answer) -> list[list[str]]:
     """What the learner calls each cell of the answer: its row and column headers as the page
     shows them ("我, d1"), a header left out where it is empty, the answer's name for a
@@ -438,11 +450,7 @@ def render_variant(
     # answer away
     marks = cell_marks(last.cells, rows, cols, state.finished) if last is not None else None
     question = bank().questions.get(state.stored.question_id)
-    rules = [tolerance_rule(variant.tolerance)]
-    if variant.all_or_nothing and variant.answer.values.size > 1:
-        rules.append(translate("all_or_nothing_rule"))
-    if state.stored.attempts_allowed > 1 and state.stored.penalty > 0:
-        rules.append(translate("retry_penalty", penalty=f"{state.stored.penalty:.0%}"))
+    rules = drill_rules(variant, state.stored.attempts_allowed, state.stored.penalty)
     answer = variant.answer
     if problems is not None:  # the form sent back: the grid as the learner left it
         values = [

@@ -519,9 +519,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "答案视图（作答后）",
         "en": "Solution view (after answering)",
     },
-    "instructor_tolerance": {"zh": "容差", "en": "Tolerance"},
-    "instructor_penalty": {"zh": "每次重试扣分", "en": "penalty per retry"},
-    "instructor_all_or_nothing": {"zh": "全对才得分", "en": "all or nothing"},
     "instructor_rubric": {"zh": "评分要点", "en": "Rubric"},
     "instructor_choice_scores": {
         "zh": "各选项的得分（负分是勾选错误选项的扣分）",
@@ -531,6 +528,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "instructor_weight": {"zh": "权重", "en": "weight"},
     "instructor_phrases": {"zh": "关键词", "en": "Phrases"},
     "instructor_variant": {"zh": "种子 {seed} 生成的题目", "en": "Variant for seed {seed}"},
+    "instructor_params": {
+        "zh": "这组题的参数（YAML 中的名称；YAML 没写的取默认值或由种子抽取）",
+        "en": "This variant's parameters (named as in the YAML; those it leaves out take "
+        "their defaults or are drawn from the seed)",
+    },
+    "instructor_learner_grid": {
+        "zh": "学生填写答案的表格（预览中不能填写）",
+        "en": "The grid the learner answers in (disabled in the preview)",
+    },
     "instructor_bad_seed": {
         "zh": "种子必须是 0 到 {max} 之间的整数，而不是 {seed!r}。",
         "en": "The seed must be a whole number from 0 to {max}, not {seed!r}.",

@@ -51,6 +51,7 @@ from quizsvc.selftest import run_selftest
 from quizsvc.store import reports_queries
 from quizsvc.web.auth import account_problem, create_account, instructor_required
 from quizsvc.web.context import bank, db, load_content, state
+from quizsvc.web.drills import cell_names, drill_rules
 from quizsvc.web.i18n import (
     localized_variant,
     negotiated_language,
@@ -231,17 +232,39 @@ def _parse_seed(raw: str | None) -> int:
     return int(text)
 
 
+def _param_value(value: object) -> str:
+    """A drill parameter as its YAML would write it (null: drawn or not used)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def _variant_view(question: DrillQuestion, seed: int, lang: str) -> dict[str, Any]:
-    """Generated here and now, never stored (a preview is not a learner's variant)."""
+    """Generated here and now, never stored (a preview is not a learner's variant). What the
+    learner sees before answering comes from the drill page's own functions (its rules, its
+    cells' names), so the preview cannot misstate it."""
     variant = localized_variant(practice.build_variant(question, seed))
+    answer = variant.answer
+    rows, cols = answer.shape
     return {
         "seed": seed,
         "skill": variant.skill,
-        "params": variant.params,
-        "tolerance": variant.tolerance,
-        "all_or_nothing": variant.all_or_nothing,
+        "params": [(name, _param_value(value)) for name, value in variant.params.items()],
+        "rules": drill_rules(variant, question.attempts, question.penalty),
+        "attempts": question.attempts,
         "prompt": Markup(render_markdown(variant.prompt[lang])),
         "given": [matrix_table(t) for t in variant.given],
+        "grid": {
+            "name": answer.name,
+            "rows": rows,
+            "cols": cols,
+            "scalar": (rows, cols) == (1, 1),
+            "row_labels": answer.row_labels,
+            "col_labels": answer.col_labels,
+            "cell_names": cell_names(answer),
+        },
         "answer": matrix_table(variant.answer),
         "heatmap": heatmap_svg(variant.heatmap) if variant.heatmap is not None else None,
         "solution": [

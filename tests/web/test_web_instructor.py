@@ -294,6 +294,77 @@ def test_preview_of_the_score_row_drill_matches_a_hand_computation(browser_for):
     assert re.findall(r"<td>([^<]*)</td>", expected) == ["0.71", "−0.045", "1.395"]
 
 
+def test_preview_of_a_drill_states_its_rules_params_and_grid_as_the_learner_gets_them(
+    browser_for,
+):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get("/instructor/preview?question=drill-softmax-row&seed=7").text
+    public = section(page, '<section class="public-view">', "</section>")
+    # the drill page's own words (3 attempts, penalty 0.1, atol 0.005), not "0.1"
+    assert re.findall(r"<li>(.*?)</li>", public) == [
+        "Answers within ±0.005 of the exact value count as correct.",
+        "Each further attempt takes 10% off the score.",
+    ]
+    assert '<p class="attempts-left">Attempts left: 3</p>' in public
+    assert "penalty per retry" not in page and "atol" not in page
+    variant = section(page, '<section class="variant"')
+    params = section(variant, '<dl class="params" id="params">', "</dl>")
+    assert re.findall(r"<dt><code>(.*?)</code></dt><dd><code>(.*?)</code></dd>", params) == [
+        ("n", "3")
+    ]
+    # the answer's grid, empty and disabled, headed as on the drill page: one row of
+    # weights over the three words of the given scores
+    grid = section(variant, '<section class="learner-grid" id="learner-grid">', "</section>")
+    assert re.findall(r'<th scope="col">(.*?)</th>', grid) == ["我", "爱", "你"]
+    assert re.findall(r'<th scope="row">(.*?)</th>', grid) == ["weight"]
+    assert re.findall(r'<input class="cell" size="7" disabled aria-label="([^"]+)">', grid) == [
+        "weight, 我",
+        "weight, 爱",
+        "weight, 你",
+    ]
+    assert "<form" not in grid
+
+    # one attempt, exact: no penalty to state; one number in one labelled input; a
+    # parameter the kind leaves unset shows as null
+    page = ines.get("/instructor/preview?question=drill-greedy-next-token&seed=7").text
+    public = section(page, '<section class="public-view">', "</section>")
+    assert re.findall(r"<li>(.*?)</li>", public) == ["Only the exact value counts as correct."]
+    assert '<p class="attempts-left">Attempts left: 1</p>' in public
+    variant = section(page, '<section class="variant"')
+    assert re.findall(r"<dt><code>(.*?)</code></dt><dd><code>(.*?)</code></dd>", variant) == [
+        ("vocab_size", "6"),
+        ("generated", "2"),
+    ]
+    assert (
+        '<p class="scalar-answer"><label for="preview-cell-0-0">next token id</label> '
+        '<input id="preview-cell-0-0" class="cell" size="7" disabled></p>'
+    ) in variant
+    page = ines.get("/instructor/preview?question=drill-multi-head&seed=7").text
+    assert "<dt><code>head</code></dt><dd><code>null</code></dd>" in page
+
+    ines.get("/lang/zh")
+    page = ines.get("/instructor/preview?question=drill-softmax-row&seed=7").text
+    assert re.findall(
+        r"<li>(.*?)</li>", section(page, '<ul class="rules" id="rules">', "</ul>")
+    ) == [
+        "与精确值相差不超过 ±0.005 的答案算对。",
+        "每多尝试一次，得分扣 10%。",
+    ]
+
+
+def test_a_drills_preview_states_the_rules_its_learners_page_does(browser_for):
+    alice, ines = browser_for("alice"), browser_for("ines")
+    for who in (alice, ines):
+        who.get("/lang/en")
+    rules = r'<ul class="rules" id="rules">(.*?)</ul>'
+    for question_id in ("drill-softmax-row", "drill-add-norm", "drill-greedy-next-token"):
+        response = alice.post(f"/drills/{question_id}/variants")
+        learner = alice.get(response.headers["Location"]).text
+        preview = ines.get(f"/instructor/preview?question={question_id}").text
+        assert re.search(rules, learner).group(1) == re.search(rules, preview).group(1)
+
+
 def test_preview_of_a_choice_question_shows_its_public_and_solution_views(app, browser_for):
     ines = browser_for("ines")
     ines.get("/lang/en")
