@@ -102,8 +102,10 @@ def index():
 # --- content -----------------------------------------------------------------------------
 
 
-def _excerpt(text: str, limit: int = PROMPT_EXCERPT) -> str:
-    text = " ".join(text.split())
+def _excerpt(markdown: str, limit: int = PROMPT_EXCERPT) -> str:
+    """A prompt's start as plain text on one line: its Markdown rendered and the tags
+    stripped (as i18n.question_title does), so no backticks or ** show."""
+    text = " ".join(Markup(render_markdown(markdown)).striptags().split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

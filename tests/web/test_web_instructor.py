@@ -1047,6 +1047,31 @@ def test_the_content_page_shows_each_prompt_on_one_line_cut_after_160_characters
     assert "z" * 159 + "…" in excerpts
 
 
+def test_the_content_page_shows_prompts_as_plain_text_not_markdown(app, browser_for, content_dir):
+    edit(
+        content_dir,
+        f"en: {FIRST_PROMPT_EN}",
+        'en: "Where are **Q**, `K` and *V* computed from? <b>x</b> & y"',
+    )
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    assert ines.post("/instructor/content/reload").status_code == 302
+    page = ines.get("/instructor/content").text
+    excerpt = r'<tr data-question="{}">.*?<td class="prompt-excerpt">([^<]*)</td>'
+
+    def prompt(question_id: str) -> str:
+        return re.search(excerpt.format(question_id), page, re.S).group(1)
+
+    # the emphasis and code marks are gone; the text's own "<b>" and "&" stay text
+    assert prompt("qkv-origin") == (
+        "Where are Q, K and V computed from? &lt;b&gt;x&lt;/b&gt; &amp; y"
+    )
+    assert prompt("drill-softmax-row") == (
+        "Apply the softmax (e^x / Σe^x) to the given row of scaled scores and write down "
+        "the row of attention weights. Round to three decimals."
+    )
+
+
 def test_a_blank_seed_previews_seed_0_and_the_largest_seed_is_accepted(browser_for):
     ines = browser_for("ines")
     ines.get("/lang/en")
