@@ -572,6 +572,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "This question is no longer in the live bank.",
     },
     "instructor_student_answer": {"zh": "学生答案", "en": "Student's answer"},
+    "instructor_reference_in_answer_language": {
+        "zh": "以学生作答的语言（{language}）显示，便于对照。",
+        "en": "Shown in {language}, the language the answer is written in, to read beside it.",
+    },
+    "language_zh": {"zh": "中文", "en": "Chinese"},
+    "language_en": {"zh": "英文", "en": "English"},
     "instructor_found": {"zh": "已找到", "en": "found"},
     "instructor_not_found": {"zh": "未找到", "en": "not found"},
     "instructor_suggested": {"zh": "建议得分", "en": "Suggested score"},

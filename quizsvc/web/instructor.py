@@ -439,6 +439,25 @@ def highlight(text: str, spans: tuple[tuple[int, int], ...]) -> Markup:
     return Markup("").join(parts)
 
 
+# Han characters (CJK Unified Ideographs with extensions A to F, compatibility ideographs)
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def answer_language(text: str) -> str | None:
+    """The language an answer is mostly written in: "zh" when it has more Han characters than
+    Latin words, "en" when it has more Latin words, None when it has neither or as many of
+    each. Words, not letters: a Chinese answer naming W_q, softmax and attention has more
+    Latin letters than characters, and is still Chinese (a Han character is about a word)."""
+    characters = len(_CJK.findall(text))
+    words = len(_LATIN_WORD.findall(text))
+    if characters > words:
+        return "zh"
+    if words > characters:
+        return "en"
+    return None
+
+
 def _suggestion(question: Question | None, text: str) -> RubricSuggestion | None:
     if not isinstance(question, OpenQuestion):
         return None
@@ -471,6 +490,7 @@ def _review_items(answers: list[store.QuizAnswer], live: Bank, lang: str) -> lis
         text = answer.text or ""
         suggestion = _suggestion(question, text)
         found = set(suggestion.found) if suggestion else set()
+        reference_lang = answer_language(text) or lang
         items.append(
             {
                 "answer_id": answer.id,
@@ -482,8 +502,10 @@ def _review_items(answers: list[store.QuizAnswer], live: Bank, lang: str) -> lis
                 "learner": learner,
                 "answered_at": answer.answered_at,
                 "text": highlight(text, suggestion.highlight_spans if suggestion else ()),
+                # in the answer's language, to read beside it (the page's when unclear)
+                "reference_lang": reference_lang,
                 "reference": (
-                    Markup(render_markdown(localize(question.reference_answer, lang)))
+                    Markup(render_markdown(localize(question.reference_answer, reference_lang)))
                     if isinstance(question, OpenQuestion)
                     else None
                 ),

@@ -662,6 +662,55 @@ def test_reviewing_an_unknown_or_a_choice_answer_is_refused(app, browser_for, se
     assert count(sessions, store.OpenAnswerReview) == 0
 
 
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        # 10 Han characters against 8 Latin words (W, q, W, k, W, v, softmax, attention)
+        ("每个头有自己的 W_q W_k W_v，用 softmax 计算 attention", "zh"),
+        ("A head learns one pattern; heads look from different angles.", "en"),
+        ("The token 我 attends to 爱", "en"),  # 2 characters, 4 words
+        ("头 head", None),  # as many of each
+        ("0.5, 0.25 → 0.75", None),  # neither
+    ],
+)
+def test_an_answers_language_is_read_from_its_han_characters_and_latin_words(text, language):
+    assert instructor.answer_language(text) == language
+
+
+def test_the_reference_answer_is_shown_in_the_language_of_the_answer(app, browser_for, sessions):
+    alice = browser_for("alice")
+    answer_open_question(alice, "一个头只能学到一种关系模式，多个头从不同角度看，最后拼接输出。")
+    [chinese] = awaiting_ids(sessions)
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    item = queue_section(ines.get("/instructor/reviews").text, chinese)
+    reference = section(item, '<div class="reference">', "<h3>Key points</h3>")
+    assert (
+        '<p class="help reference-language">Shown in Chinese, the language the answer is '
+        "written in, to read beside it.</p>"
+    ) in reference
+    assert '<div lang="zh-CN"><p>一个 Attention 头只能学到一种' in reference
+    assert "One attention head" not in reference
+    assert "Why does multi-head attention need more than one head?" in item  # the page's
+    # the answer's own page says the same
+    page = ines.get(f"/instructor/reviews/{chinese}").text
+    assert '<div lang="zh-CN"><p>一个 Attention 头只能学到一种' in page
+
+    # an English answer read in Chinese: the English reference, so noted; in the page's
+    # own language, no note
+    bob = browser_for("bob")
+    answer_open_question(bob)
+    [english] = [a for a in awaiting_ids(sessions) if a != chinese]
+    ines.get("/lang/zh")
+    item = queue_section(ines.get("/instructor/reviews").text, english)
+    assert "以学生作答的语言（英文）显示，便于对照。" in item
+    assert '<div lang="en"><p>One attention head can learn only one kind' in item
+    ines.get("/lang/en")
+    item = queue_section(ines.get("/instructor/reviews").text, english)
+    assert "reference-language" not in item and 'lang="' not in item
+    assert "One attention head can learn only one kind" in item
+
+
 def test_the_queue_lists_answers_oldest_first_with_each_learner(app, browser_for, sessions):
     alice, bob = browser_for("alice"), browser_for("bob")
     answer_open_question(alice, "Each head has its own projection, independently.")
