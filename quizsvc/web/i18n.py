@@ -271,9 +271,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "then submit again.",
     },
     "paste_box_help": {
-        "zh": "只在表格为空时使用；粘贴到这里的矩阵会填入上面的表格。",
-        "en": "Used only while the grid is empty; a matrix pasted here is copied into the "
-        "grid above.",
+        "zh": "粘贴或输入到这里、形状与表格相同的矩阵会填入上面的表格；其他内容只在表格为空时使用。",
+        "en": "A matrix of the grid's shape pasted or typed here is copied into the grid "
+        "above; anything else is used only while the grid is empty.",
     },
     "pasted_into_grid": {
         "zh": "已填入表格：{rows} 行 × {cols} 列。",

@@ -278,6 +278,29 @@ def test_a_matrix_pasted_into_the_box_is_copied_into_the_grid(page, live_server,
     expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100%"])
 
 
+def test_on_a_retry_a_matrix_typed_into_the_box_replaces_the_grid(page, live_server, student):
+    login(page, student)
+    variant_id = start_drill(page, "projection")  # a 3 x 4 grid
+    expected = drill_state(live_server, student, variant_id).variant.answer.values
+    for r in range(3):
+        for c in range(4):
+            page.fill(f"input[name=cell-{r}-{c}]", "99")  # all wrong (K values are below 10)
+    submit_answer(page)
+    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 0%"])
+    assert grid_values(page, 3, 4) == [["99"] * 4] * 3  # the retry's grid holds attempt 1
+    # typed (not pasted) into the box: copied into the grid when the box is left
+    text = "\n".join(" ".join(f"{v:.3f}" for v in row) for row in expected)
+    page.fill("textarea[name=pasted]", text)
+    page.locator("#answer-form button[type=submit]").focus()
+    assert grid_values(page, 3, 4) == [[f"{v:.3f}" for v in row] for row in expected]
+    expect(page.locator("textarea[name=pasted]")).to_have_value("")
+    submit_answer(page)
+    # right, less 0.1 for the second attempt
+    expect(page.locator(".attempt").nth(1)).to_have_text(
+        "Attempt 2: score 90% (100% right, minus 10% for retrying)"
+    )
+
+
 PHONE_WIDTH = 390  # CSS pixels, as an iPhone 12 to 15
 
 
@@ -299,6 +322,14 @@ def test_pages_fit_a_phones_width_and_wide_matrices_scroll_in_their_own_box(page
     assert header["x"] == 0 and header["width"] == PHONE_WIDTH  # the bar spans the screen
     page.locator("input[name=cell-0-3]").focus()  # the last column can still be typed in
     expect(page.locator("input[name=cell-0-3]")).to_be_in_viewport()
+    # a wrong attempt flags every cell (each with its hidden "wrong in attempt 1"): the
+    # flags stay inside the grid's box too
+    for r in range(3):
+        for c in range(4):
+            page.fill(f"input[name=cell-{r}-{c}]", "99")
+    submit_answer(page)
+    expect(page.locator("input.cell.was-wrong")).to_have_count(12)
+    assert page_width(page) <= PHONE_WIDTH
 
     for path in ("/drills", "/chapters/transformer-by-hand", "/progress", "/worked-example"):
         page.goto(path)

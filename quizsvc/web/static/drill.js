@@ -1,7 +1,9 @@
-// Pasting a whole matrix into one grid cell spreads it over the grid; pasting one that fits
-// the grid into the "Paste a matrix" box copies it into the grid and empties the box, so
-// the grid is the one answer the learner sees and edits (the server reads the box only
-// while the grid is empty). The error summary's links lead to the fields to fix.
+// Pasting a whole matrix into one grid cell spreads it over the grid; a matrix that fits the
+// grid, pasted or typed into the "Paste a matrix" box, is copied into the grid and the box
+// emptied (a typed one when the box is left, e.g. for the Submit button), so the grid is the
+// one answer the learner sees and edits: the server reads the box only while the grid is
+// empty, and on a retry the grid holds the last attempt. The error summary's links lead to
+// the fields to fix.
 (function () {
   "use strict";
   // A link of the error summary (above the grid) takes the keyboard to its cell or box, with
@@ -48,17 +50,27 @@
   const box = document.querySelector("textarea[name=pasted]");
   const status = document.querySelector(".paste-status");
   if (!box) return;
-  box.addEventListener("paste", (event) => {
-    const values = matrixValues((event.clipboardData || window.clipboardData).getData("text"));
-    const fits = values.length === rowCount && values.every((row) => row.length === colCount);
-    if (!fits) return; // left in the box as pasted: the server says what does not fit
-    event.preventDefault();
+  const fits = (values) =>
+    values.length === rowCount && values.every((row) => row.length === colCount);
+  function copyIntoGrid(values) {
     fill(values, 0, 0);
     box.value = "";
     if (status) {
       status.textContent = status.dataset.message
         .replace("{rows}", rowCount).replace("{cols}", colCount);
     }
+  }
+  box.addEventListener("paste", (event) => {
+    const values = matrixValues((event.clipboardData || window.clipboardData).getData("text"));
+    if (!fits(values)) return; // left in the box as pasted: the server says what does not fit
+    event.preventDefault();
+    copyIntoGrid(values);
     at(0, 0).focus();
+  });
+  // typed, not pasted: copied when the box is left (the focus goes on, to the Submit button
+  // say, so it is not moved back to the grid)
+  box.addEventListener("change", () => {
+    const values = matrixValues(box.value);
+    if (fits(values)) copyIntoGrid(values);
   });
 })();
