@@ -271,7 +271,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "then submit again.",
     },
     "paste_box_help": {
-        "zh": "粘贴或输入到这里、形状与表格相同的矩阵会填入上面的表格；其他内容只在表格为空时使用。",
+        "zh": "粘贴或输入到这里、形状与表格相同的矩阵会填入上面的表格；"
+        "其他内容只在表格为空时使用。",
         "en": "A matrix of the grid's shape pasted or typed here is copied into the grid "
         "above; anything else is used only while the grid is empty.",
     },
