@@ -97,6 +97,8 @@ class StudentReport:
     chapter_answers: tuple[ChapterAnswerLine, ...]
     chapter_total: float | None
     drill_history: tuple[DrillHistoryLine, ...]
+    # every submission the learner made: more than drill_history holds when it is cut short
+    drill_submissions: int
     last_activity: datetime | None
 
 
@@ -144,5 +146,6 @@ def student_report(
             questions, {line.question_id: line.score for line in answers if line.answered}
         ),
         drill_history=history,
+        drill_submissions=queries.submission_count(session, learner_id),
         last_activity=queries.last_activity(session, learner_id).get(learner_id),
     )

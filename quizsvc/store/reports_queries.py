@@ -208,6 +208,13 @@ def stream_rows(
         result.close()
 
 
+def submission_count(session: Session, learner_id: int) -> int:
+    """How many drill submissions the learner has made (served by the same index)."""
+    return session.scalar(
+        select(func.count()).select_from(Submission).where(Submission.learner_id == learner_id)
+    )
+
+
 def drill_history(session: Session, learner_id: int, limit: int) -> list[Row[Any]]:
     """The learner's latest ``limit`` submissions with their variants, newest first.
 

@@ -728,6 +728,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{count} awaiting review, counted as 0 until reviewed",
     },
     "instructor_drill_history": {"zh": "练习记录", "en": "Drill history"},
+    "instructor_history_cut": {
+        "zh": "这里是最近的 {shown} 次提交，共 {total} 次（全部提交见事件导出）。",
+        "en": "The latest {shown} of {total} drill submissions (the events export has them all).",
+    },
     "instructor_drill_scores": {
         "zh": "练习得分（从早到晚，0–100%）",
         "en": "Drill scores, oldest first (0 to 100 %)",

@@ -817,7 +817,7 @@ def student_report(user_id: int):
     user = _student(user_id)
     live = bank()
     lang = negotiated_language()
-    report = reports.student_report(db(), live, user.id)
+    report = reports.student_report(db(), live, user.id, history_limit=HISTORY_LIMIT)
     graded = [line for line in report.skills if line.progress is not None]
     drill_scores = [line.score for line in reversed(report.drill_history)]
     mastery, drills = translate("chart_mastery"), translate("instructor_drill_scores")

@@ -56,6 +56,7 @@ def test_ada(seeded, session, bank):
     ]
     assert report.drill_history[1].penalty == 0.1
     assert report.drill_history[1].submitted_at == minute(21)
+    assert report.drill_submissions == 3  # two shown, so the history says it is cut
     assert report.last_activity == minute(22)
 
 
@@ -69,7 +70,7 @@ def test_bo_has_an_answer_awaiting_review(seeded, session, bank):
     opened = report.chapter_answers[2]
     assert (opened.answered, opened.awaiting_review, opened.score) == (True, True, None)
     assert report.chapter_total == 0.0
-    assert len(report.drill_history) == 1
+    assert (len(report.drill_history), report.drill_submissions) == (1, 1)
 
 
 def test_a_student_who_did_nothing(seeded, session, bank):
@@ -78,6 +79,7 @@ def test_a_student_who_did_nothing(seeded, session, bank):
     assert [line.answered for line in report.chapter_answers] == [False, False, False]
     # not started: no total rather than a 0 % that reads as a failed test
     assert (report.chapter_total, report.drill_history, report.last_activity) == (None, (), None)
+    assert report.drill_submissions == 0
 
 
 def test_an_unknown_user_is_not_found(seeded, session, bank):

@@ -11,6 +11,7 @@ from web_helpers import user_id
 
 from quizsvc import practice, store
 from quizsvc.reports import EVENT_COLUMNS
+from quizsvc.web import instructor
 
 CHAPTER_URL = "/chapters/transformer-by-hand"
 BOM = b"\xef\xbb\xbf"
@@ -165,6 +166,7 @@ def test_the_printable_student_report(app, browser_for, sessions):
     ]
     assert "<script" not in page.text  # nothing to run: prints as served
     assert 'class="no-print help"' in page.text
+    assert 'id="history-cut"' not in page.text  # one submission, all of it shown
 
     css = ines.get("/static/style.css").text
     print_css = css[css.index("@media print") :]
@@ -172,6 +174,25 @@ def test_the_printable_student_report(app, browser_for, sessions):
     assert "header.site" in print_css
 
     assert ines.get(f"/instructor/students/{user_id(sessions, 'ines')}/report").status_code == 404
+
+
+def test_a_report_whose_drill_history_is_cut_short_says_so(app, browser_for, sessions, monkeypatch):
+    alice_works(app, browser_for, sessions)  # one drill submission
+    learner = user_id(sessions, "alice")
+    with sessions() as session:
+        issued = practice.start_drill(
+            session, app.extensions["quizsvc"].bank, learner, "drill-softmax-row", seed=8
+        )
+        practice.submit_drill(session, learner, issued.id, "0 0 0", "key-2")
+    monkeypatch.setattr(instructor, "HISTORY_LIMIT", 1)
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get(f"/instructor/students/{learner}/report").text
+    assert (
+        '<p class="history-cut" id="history-cut">The latest 1 of 2 drill submissions (the '
+        "events export has them all).</p>"
+    ) in page
+    assert len(re.findall(r"<tr><td>\d{4}-", page)) == 1  # the one shown
 
 
 def test_the_report_of_a_student_who_answered_nothing_says_not_started(app, browser_for, sessions):
