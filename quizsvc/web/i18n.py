@@ -333,14 +333,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "kind_quiz": {"zh": "章节测试", "en": "Chapter quiz"},
     "mastery_help": {
         "zh": "掌握度是偏重近期的平均分：从 0 开始，每道评过分的题都让它向这道题的得分移动差距的 "
-        "{weight}，所以连续满分依次得到 {series}。一道练习题只算一次，按你几次尝试中的最好成绩"
-        "计算，所以改正错误永远不会拉低掌握度。“次数”是所有评过分的尝试，“最佳”是其中最好的"
-        "一次，“最近”是最近一道题的得分。",
+        "{weight}，所以连续满分依次得到 {series}。练习的每一道题（一次抽到的题目）只算一次，"
+        "按你几次尝试中的最好成绩计算，所以改正错误永远不会拉低掌握度。“次数”是所有评过分的"
+        "尝试，“最佳”是其中最好的一次，“最近”是最近一道题的得分。",
         "en": "Mastery is an average that favours recent answers: it starts at 0, and every "
         "graded answer on the skill moves it {weight} of the way to that answer's score, so "
-        "perfect answers in a row give {series}. A drill counts once, at your best attempt at "
-        "it, so correcting a mistake never lowers your mastery. Attempts counts every graded "
-        "try, Best is the best of them, and Last is your newest answer's score.",
+        "perfect answers in a row give {series}. Each exercise of a drill counts once, at your "
+        "best attempt at it, so correcting a mistake never lowers your mastery. Attempts counts "
+        "every graded try, Best is the best of them, and Last is your newest answer's score.",
     },
     "chart_mastery": {"zh": "各技能掌握度（0–100%）", "en": "Mastery per skill (0 to 100 %)"},
     "chart_history": {

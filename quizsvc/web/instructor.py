@@ -59,6 +59,7 @@ from quizsvc.web.i18n import (
     skill_name,
     translate,
 )
+from quizsvc.web.progress import in_bank_order
 from quizsvc.web.quiz import numeric_answer_rules, numeric_answer_tensor
 from quizsvc.web.render import (
     bar_chart_svg,
@@ -706,7 +707,7 @@ def render_students(error: str | None = None, status: int = 200):
 
 
 def _progress_data(user_id: int) -> dict[str, Any]:
-    skills = store.progress_for(db(), user_id)
+    skills = in_bank_order(store.progress_for(db(), user_id))
     history = store.recent_history(db(), user_id, limit=HISTORY_LIMIT)
     scored = [h.score for h in reversed(history) if h.score is not None]
     mastery, recent = translate("chart_mastery"), translate("chart_scores")

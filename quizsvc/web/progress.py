@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, render_template, url_for
 from flask_login import current_user, login_required
 
-from quizsvc import store
+from quizsvc import reports, store
 from quizsvc.web.context import bank, db
 from quizsvc.web.i18n import skill_name, translate
 from quizsvc.web.render import bar_chart_svg, chart_figure, line_chart_svg
@@ -20,7 +20,7 @@ PERFECT_RUN = 4  # how many perfect answers in a row the page's explanation of m
 def index():
     session = db()
     store.begin_read_only(session)
-    skills = store.progress_for(session, current_user.id)
+    skills = in_bank_order(store.progress_for(session, current_user.id))
     history = store.recent_history(session, current_user.id, limit=20)
     scored = [h.score for h in reversed(history) if h.score is not None]
     mastery, recent = translate("chart_mastery"), translate("chart_history")
@@ -36,6 +36,13 @@ def index():
         history_chart=chart_figure(line_chart_svg(scored, label=recent), recent),
         mastery_help=mastery_help(),
     )
+
+
+def in_bank_order(skills: list[store.SkillProgress]) -> list[store.SkillProgress]:
+    """The skills in the order the bank's drills come (the chapter's order, as the reports
+    have them), then any other skill by name."""
+    order = {skill: i for i, skill in enumerate(reports.drill_skills(bank()))}
+    return sorted(skills, key=lambda s: (order.get(s.skill, len(order)), s.skill))
 
 
 def _history_link(entry: store.HistoryEntry) -> str | None:

@@ -228,10 +228,10 @@ def test_the_mastery_charts_and_the_report_name_skills_in_the_page_language(
     ines = browser_for("ines")
     ines.get("/lang/zh")
     alice = user_id(sessions, "alice")
-    # the student's page: as store.progress_for lists them, by skill id
+    # the student's page and the report alike: in the order of the bank's drills
+    # (projection, softmax_row, multi_head), not by skill id (multi_head, qkv, softmax)
     page = ines.get(f"/instructor/students/{alice}").text
-    assert bar_labels(page) == ["多头注意力", "Q、K、V 投影", "Softmax"]
-    # the report: in the order of the bank's drills (projection, softmax_row, multi_head)
+    assert bar_labels(page) == ["Q、K、V 投影", "Softmax", "多头注意力"]
     report = ines.get(f"/instructor/students/{alice}/report").text
     assert bar_labels(report) == ["Q、K、V 投影", "Softmax", "多头注意力"]
     skills = dict(re.findall(r'<tr data-skill="([^"]+)">\s*<td>([^<]*)</td>', report))

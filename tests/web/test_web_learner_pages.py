@@ -337,6 +337,8 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
     page = alice.get("/progress").text
 
     # one perfect answer: best 100 %, mastery 50 %, and the page says why
+    # in the order of the bank's drills (projection's qkv before add_norm), not by skill id
+    assert re.findall(r'<tr data-skill="([^"]+)">', page) == ["qkv", "add_norm"]
     row = re.findall(r"<td[^>]*>(.*?)</td>", first(r'<tr data-skill="add_norm">(.*?)</tr>', page))
     assert row[:5] == ["Add &amp; Norm", "1", "100%", "100%", "50%"]
     assert re.fullmatch(r'<time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC</time>', row[5])
@@ -344,7 +346,7 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
     explanation = text_of(first(r'<p class="help" id="mastery-help">(.*?)</p>', page))
     assert "moves it 50% of the way to that answer's score" in explanation
     assert "50% → 75% → 88% → 94%" in explanation
-    assert "A drill counts once, at your best attempt at it" in explanation
+    assert "Each exercise of a drill counts once, at your best attempt at it" in explanation
 
     history = first(r'<ul class="history" id="history">(.*?)</ul>', page)
     entries = [text_of(li) for li in re.findall(r"<li[^>]*>(.*?)</li>", history, re.S)]
