@@ -353,6 +353,8 @@ def cell_names(answer) -> list[list[str]]:
     shows them ("我, d1"), a header left out where it is empty, the answer's name for a
     single number."""
     rows, cols = answer.shape
+    if (rows, cols) == (1, 1):  # its one input is labelled with the answer's name
+        return [[answer.name]]
     return [
         [
             ", ".join(label for label in (answer.row_labels[r], answer.col_labels[c]) if label)
@@ -533,8 +535,9 @@ def cell_marks(
         }
         if reveal_wrong or cell["correct"]:
             low, high = _shown(cell["low"]), _shown(cell["high"])
-            if low == high:  # an exact answer (a token id): one value, not an interval
-                mark |= {"interval": low, "interval_title": translate("accepted_value")}
+            if low == high:  # an exact answer (a token id): one value, not an interval,
+                if not cell["correct"]:  # and only where it is not the value given
+                    mark |= {"interval": low, "interval_title": translate("accepted_value")}
             else:
                 mark |= {
                     "interval": f"[{low}, {high}]",

@@ -225,6 +225,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "paste_matrix": {"zh": "粘贴矩阵", "en": "Paste a matrix"},
     "attempts_left": {"zh": "剩余次数：{n}", "en": "Attempts left: {n}"},
+    "graded_number": {"zh": "第 {attempt} 次作答的批改", "en": "Attempt {attempt} as graded"},
     "graded_attempt": {
         "zh": "第 {attempt} 次作答的批改（对的格子附可接受区间）",
         "en": "Attempt {attempt} as graded (with the accepted range of each right cell)",

@@ -214,7 +214,7 @@ def test_a_wrong_single_number_comes_back_in_its_input(browser_for, sessions):
         re.S,
     )
     assert folded, "the graded attempt after the form"
-    assert folded.group(1) == "Attempt 1 as graded (with the accepted range of each right cell)"
+    assert folded.group(1) == "Attempt 1 as graded"  # one number: no "range of each right cell"
     marks = re.search(
         r'<table class="matrix marks" id="marks">(.*?)</table>', folded.group(2), re.S
     )
@@ -240,3 +240,14 @@ def test_a_finished_variant_shows_its_marks_unfolded(browser_for, sessions):
         r"<thead><tr><th></th>(<th scope=\"col\">[^<]+</th>){3}</tr></thead>", marks.group(1)
     )
     assert '<th scope="row">weight</th>' in marks.group(1)
+
+
+def test_a_single_numbers_problem_is_named_as_its_input_is_labelled(browser_for):
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    variant_id = start(alice, "drill-greedy-next-token")
+    response = alice.post(f"/variants/{variant_id}/submissions", {"cell-0-0": "abc"})
+    assert response.status_code == 422
+    summary = re.search(r'<div class="error-summary".*?</div>', response.text, re.S).group(0)
+    assert '<a href="#cell-0-0">next token id</a>' in summary
+    assert '<label for="cell-0-0">next token id</label>' in response.text

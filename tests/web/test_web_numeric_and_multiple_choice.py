@@ -226,10 +226,11 @@ def test_a_numeric_answer_shows_its_automatic_score_marks_key_and_lines_as_typed
     assert "Instructor" not in section
     # as typed, its line break kept (p.answer-text is white-space: pre-wrap)
     assert f'<p class="answer-text">{typed}</p>' in section
-    # every cell marked, with what was accepted (the key is shown, so wrong cells' too)
+    # every cell marked, with what was accepted (the key is shown, so wrong cells' too);
+    # a right exact value (−∞) has nothing else to show
     assert marks(section) == [
         (True, "2", "[1.995, 2.005]"),
-        (True, "−∞", "−∞"),
+        (True, "−∞", None),
         (True, "2.7", "[2.695, 2.705]"),
         (False, "2.5", "[2.885, 2.895]"),
     ]
