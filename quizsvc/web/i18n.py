@@ -216,6 +216,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "best score {score} (each variant at its best attempt)",
     },
     "started_at": {"zh": "开始于 {at}", "en": "started {at}"},
+    # a variant by its number (as in its address): two unfinished ones of a drill differ
+    "exercise_number": {"zh": "第 {n} 号题", "en": "exercise {n}"},
     "new_variant": {"zh": "换一组数字", "en": "New variant"},
     "given": {"zh": "已知", "en": "Given"},
     "answer_grid_help": {

@@ -155,7 +155,11 @@ def test_unfinished_variants_are_listed_and_start_resumes_them(browser_for, sess
     page = alice.get("/drills").text
     listed = re.findall(r'<li data-variant="(\d+)"><a href="([^"]+)">([^<]+)</a>', page)
     assert listed == [
-        (str(first_id), f"/variants/{first_id}", "One row of scaled attention scores")
+        (
+            str(first_id),
+            f"/variants/{first_id}",
+            f"One row of scaled attention scores (exercise {first_id})",
+        )
     ]
     assert "Attempts left: 3" in first(
         r'<section class="unfinished" id="unfinished">(.*?)</section>', page
@@ -170,6 +174,12 @@ def test_unfinished_variants_are_listed_and_start_resumes_them(browser_for, sess
     assert second_id != first_id
     page = alice.get("/drills").text
     assert re.findall(r'<li data-variant="(\d+)">', page) == [str(second_id), str(first_id)]
+    # two of one drill: told apart by their numbers
+    links = re.findall(r'<li data-variant="\d+"><a href="[^"]+">([^<]+)</a>', page)
+    assert links == [
+        f"One row of scaled attention scores (exercise {second_id})",
+        f"One row of scaled attention scores (exercise {first_id})",
+    ]
     assert start(alice, "drill-score-row", "start") == second_id
 
     # a solved variant, or one out of attempts, is finished: no longer listed or resumed
