@@ -85,7 +85,7 @@ def worked_example_sections() -> list[Section]:
     """The chapter's sections 1-4 and 7.1 in order, each matrix recomputed by the engine."""
     ex = worked_example()
     tokens = [VOCAB[i] for i in INPUT_IDS]
-    dims = [f"d={i}" for i in range(ex.x.shape[1])]
+    dims = [f"d{i}" for i in range(ex.x.shape[1])]  # as the drills label dimensions
     decoder = list(DECODER_TOKENS)
     return [
         Section(

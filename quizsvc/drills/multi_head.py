@@ -131,11 +131,11 @@ def multi_head(rng: Rng, p: MultiHeadParams) -> Draft:
         slices = ", ".join(f"Head {i + 1}: X'[:, {i * d_k}:{(i + 1) * d_k}]" for i in range(h))
         prompt = text(
             f"X'（{p.n}×{p.d_model}）分给 {h} 个头，d_k = {p.d_model}/{h} = {d_k}：{slices}。"
-            f"每个头的 Wqh、Wkh、Wvh 为 {d_k}×{d_k}，输出 Outh 为 {p.n}×{d_k}；"
+            f"第 i 个头的 Wq_i、Wk_i、Wv_i 为 {d_k}×{d_k}，输出 Out_i 为 {p.n}×{d_k}；"
             f"`[{outs}]` 为 {p.n}×{p.d_model}，Wo 为 {p.d_model}×{p.d_model}，"
             f"答案为 {p.n}×{p.d_model}。",
             f"X' ({p.n}×{p.d_model}) goes to {h} heads, d_k = {p.d_model}/{h} = {d_k}: "
-            f"{slices}. Each head's Wqh, Wkh, Wvh are {d_k}×{d_k} and its output Outh is "
+            f"{slices}. Head i's Wq_i, Wk_i, Wv_i are {d_k}×{d_k} and its output Out_i is "
             f"{p.n}×{d_k}; `[{outs}]` is {p.n}×{p.d_model}, Wo {p.d_model}×{p.d_model}, "
             f"the answer {p.n}×{p.d_model}.",
         )
