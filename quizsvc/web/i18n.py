@@ -262,7 +262,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Your answer could not be read, so no attempt was used. Fix the following, "
         "then submit again:",
     },
-    "problem_separator": {"zh": "：", "en": ": "},
+    # between a label and what follows it ("Skill: Softmax"): full-width in Chinese
+    "colon": {"zh": "：", "en": ": "},
     "no_answer_entered": {"zh": "还没有填写答案。", "en": "No answer was entered."},
     "invalid_answer_in_grid": {
         "zh": "无法读取表格中的答案：{message}",

@@ -61,8 +61,10 @@ def test_the_drill_page_states_the_task_its_rounding_and_the_tolerance(browser_f
 
     alice.get("/lang/zh")
     page = alice.get(f"/variants/{variant_id}").text
-    assert "计算练习: 对给定" not in page
-    assert text_of(first(r"<h1>(.*?)</h1>", page)) == "计算练习: 对一行分数做 Softmax"
+    assert "计算练习：对给定" not in page
+    assert (
+        text_of(first(r"<h1>(.*?)</h1>", page)) == "计算练习： 对一行分数做 Softmax"
+    )  # full-width colon
     assert text_of(first(r'<div class="task">(.*?)</div>', page)).endswith("保留三位小数。")
     assert "<li>与精确值相差不超过 ±0.005 的答案算对。</li>" in page
 
@@ -143,7 +145,7 @@ def test_the_drills_list_names_each_drill_and_each_button(app, browser_for):
         'aria-label="开始：贪心解码：下一个 token" '
         'aria-describedby="status-drill-greedy-next-token">开始</button>'
     ) in page
-    assert '<span class="skill">技能: 位置编码</span>' in page
+    assert '<span class="skill">技能：位置编码</span>' in page
 
 
 def test_unfinished_variants_are_listed_and_start_resumes_them(browser_for, sessions):
