@@ -11,7 +11,7 @@ variant.
 """
 
 from quizsvc.drills.registry import DRILL_KINDS, DrillKind, drill_param_models, generate_variant
-from quizsvc.drills.variant import Step, Tensor, Variant
+from quizsvc.drills.variant import Step, Tensor, Variant, with_each_tensor
 
 __all__ = [
     "DRILL_KINDS",
@@ -21,4 +21,5 @@ __all__ = [
     "Variant",
     "drill_param_models",
     "generate_variant",
+    "with_each_tensor",
 ]

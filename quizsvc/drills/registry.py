@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from quizsvc.drills import attention, embedding, multi_head, output, sublayers
 from quizsvc.drills import params as p
 from quizsvc.drills.text import ROUNDING_NOISE, Draft
-from quizsvc.drills.variant import Tensor, Variant
+from quizsvc.drills.variant import Tensor, Variant, with_each_tensor
 from quizsvc.grading import Tolerance
 
 Generator = Callable[[np.random.Generator, BaseModel], Draft]
@@ -72,16 +72,7 @@ def _without_noise(draft: Draft) -> Draft:
             return tensor
         return dataclasses.replace(tensor, values=np.where(noise, 0.0, tensor.values))
 
-    return dataclasses.replace(
-        draft,
-        given=tuple(clean(t) for t in draft.given),
-        answer=clean(draft.answer),
-        solution=tuple(
-            dataclasses.replace(step, tensors=tuple(clean(t) for t in step.tensors))
-            for step in draft.solution
-        ),
-        heatmap=None if draft.heatmap is None else clean(draft.heatmap),
-    )
+    return with_each_tensor(draft, clean)
 
 
 def _kind(

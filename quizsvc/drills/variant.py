@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from quizsvc.grading import Tolerance
 
 LANGUAGES = ("zh", "en")
+
+_WithTensors = TypeVar("_WithTensors")  # a Variant, or a drill's draft of one
 
 # Bumped when the JSON layout changes; from_json refuses layouts it does not know.
 JSON_FORMAT = 1
@@ -230,6 +232,21 @@ class Variant:
             heatmap=None if heatmap is None else Tensor.from_json(heatmap),
             skill=str(data["skill"]),
         )
+
+
+def with_each_tensor(item: _WithTensors, change: Callable[[Tensor], Tensor]) -> _WithTensors:
+    """``item`` (a Variant, or a drill's draft of one) with ``change`` applied to every tensor
+    it holds: the given ones, the answer, each solution step's and the heatmap."""
+    return dataclasses.replace(
+        item,
+        given=tuple(change(t) for t in item.given),
+        answer=change(item.answer),
+        solution=tuple(
+            dataclasses.replace(step, tensors=tuple(change(t) for t in step.tensors))
+            for step in item.solution
+        ),
+        heatmap=None if item.heatmap is None else change(item.heatmap),
+    )
 
 
 def _localized(text: Mapping[str, str], what: str) -> dict[str, str]:

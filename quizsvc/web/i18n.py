@@ -13,7 +13,7 @@ from flask import Flask, request, session
 from markupsafe import Markup
 
 from quizsvc.bank import DrillQuestion, localize, render_markdown
-from quizsvc.drills import Tensor, Variant
+from quizsvc.drills import Tensor, Variant, with_each_tensor
 from quizsvc.grading import AnswerRejected
 from quizsvc.web.context import bank
 
@@ -844,16 +844,7 @@ def localized_tensor(tensor: Tensor) -> Tensor:
 def localized_variant(variant: Variant) -> Variant:
     """The variant as a page shows it: its tensors' names and labels in the page's language
     (the stored variant, and the API, keep the drills' own)."""
-    return dataclasses.replace(
-        variant,
-        given=tuple(localized_tensor(t) for t in variant.given),
-        answer=localized_tensor(variant.answer),
-        solution=tuple(
-            dataclasses.replace(step, tensors=tuple(localized_tensor(t) for t in step.tensors))
-            for step in variant.solution
-        ),
-        heatmap=localized_tensor(variant.heatmap) if variant.heatmap is not None else None,
-    )
+    return with_each_tensor(variant, localized_tensor)
 
 
 # Why the grader rejected an answer, in Chinese, by `quizsvc.grading.Rejection` code and

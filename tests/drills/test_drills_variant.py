@@ -291,3 +291,36 @@ def test_no_tensor_holds_float_noise(kind) -> None:
         for tensor in tensors:
             values = tensor.values[np.isfinite(tensor.values)]
             assert not ((values != 0) & (np.abs(values) < 1e-9)).any(), (seed, tensor.name)
+
+
+@pytest.mark.parametrize("kind", ["softmax_row", "projection"], ids=["heatmap", "no heatmap"])
+def test_with_each_tensor_changes_every_tensor_a_variant_holds(kind) -> None:
+    from quizsvc.drills import with_each_tensor
+
+    variant = generate_variant(kind, 3)
+    seen: list[str] = []
+
+    def renamed(tensor: Tensor) -> Tensor:
+        seen.append(tensor.name)
+        return dataclasses.replace(tensor, name=f"<{tensor.name}>")
+
+    changed = with_each_tensor(variant, renamed)
+    tensors = [*variant.given, variant.answer, *(t for s in variant.solution for t in s.tensors)]
+    if variant.heatmap is not None:
+        tensors.append(variant.heatmap)
+    assert seen == [t.name for t in tensors]
+    changed_tensors = [
+        *changed.given,
+        changed.answer,
+        *(t for s in changed.solution for t in s.tensors),
+        *([changed.heatmap] if changed.heatmap is not None else []),
+    ]
+    assert [t.name for t in changed_tensors] == [f"<{t.name}>" for t in tensors]
+    assert (changed.heatmap is None) == (kind == "projection")
+    # everything else as it was
+    assert (changed.prompt, changed.seed, changed.params) == (
+        variant.prompt,
+        variant.seed,
+        variant.params,
+    )
+    assert [s.title for s in changed.solution] == [s.title for s in variant.solution]
