@@ -513,7 +513,7 @@ def _review_items(answers: list[store.QuizAnswer], live: Bank, lang: str) -> lis
                 "points": [
                     {
                         "key": point.key,
-                        "description": localize(point.description, lang),
+                        "description": localize(point.description, reference_lang),
                         "weight": point.weight,
                         "found": point.key in found,
                     }

@@ -692,6 +692,10 @@ def test_the_reference_answer_is_shown_in_the_language_of_the_answer(app, browse
     assert '<div lang="zh-CN"><p>一个 Attention 头只能学到一种' in reference
     assert "One attention head" not in reference
     assert "Why does multi-head attention need more than one head?" in item  # the page's
+    # the key points too, to look for in the answer
+    points = section(item, '<ul class="key-points" lang="zh-CN">', "</ul>")
+    assert '一个头只能捕获一种"关系模式"' in html.unescape(points)
+    assert "One head can capture only one kind" not in points
     # the answer's own page says the same
     page = ines.get(f"/instructor/reviews/{chinese}").text
     assert '<div lang="zh-CN"><p>一个 Attention 头只能学到一种' in page
