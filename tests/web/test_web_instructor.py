@@ -300,15 +300,18 @@ def test_preview_of_a_drill_states_its_rules_params_and_grid_as_the_learner_gets
     ines = browser_for("ines")
     ines.get("/lang/en")
     page = ines.get("/instructor/preview?question=drill-softmax-row&seed=7").text
-    public = section(page, '<section class="public-view">', "</section>")
-    # the drill page's own words (3 attempts, penalty 0.1, atol 0.005), not "0.1"
-    assert re.findall(r"<li>(.*?)</li>", public) == [
+    variant = section(page, '<section class="variant"')
+    # above the learner's grid, as on the drill page: its own words (3 attempts, penalty
+    # 0.1, atol 0.005), not "0.1"
+    rules = section(variant, '<ul class="rules" id="rules">', "</ul>")
+    assert re.findall(r"<li>(.*?)</li>", rules) == [
         "Answers within ±0.005 of the exact value count as correct.",
         "Each further attempt takes 10% off the score.",
     ]
-    assert '<p class="attempts-left">Attempts left: 3</p>' in public
+    assert variant.index('id="rules"') > variant.index('<section class="learner-grid"')
+    assert variant.index('id="rules"') < variant.index('<table class="matrix grid">')
+    assert '<p class="attempts-left">Attempts left: 3</p>' in variant
     assert "penalty per retry" not in page and "atol" not in page
-    variant = section(page, '<section class="variant"')
     params = section(variant, '<dl class="params" id="params">', "</dl>")
     assert re.findall(r"<dt><code>(.*?)</code></dt><dd><code>(.*?)</code></dd>", params) == [
         ("n", "3")
@@ -328,10 +331,10 @@ def test_preview_of_a_drill_states_its_rules_params_and_grid_as_the_learner_gets
     # one attempt, exact: no penalty to state; one number in one labelled input; a
     # parameter the kind leaves unset shows as null
     page = ines.get("/instructor/preview?question=drill-greedy-next-token&seed=7").text
-    public = section(page, '<section class="public-view">', "</section>")
-    assert re.findall(r"<li>(.*?)</li>", public) == ["Only the exact value counts as correct."]
-    assert '<p class="attempts-left">Attempts left: 1</p>' in public
     variant = section(page, '<section class="variant"')
+    rules = section(variant, '<ul class="rules" id="rules">', "</ul>")
+    assert re.findall(r"<li>(.*?)</li>", rules) == ["Only the exact value counts as correct."]
+    assert '<p class="attempts-left">Attempts left: 1</p>' in variant
     assert re.findall(r"<dt><code>(.*?)</code></dt><dd><code>(.*?)</code></dd>", variant) == [
         ("vocab_size", "6"),
         ("generated", "2"),
