@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from browser_helpers import PASSWORD
 from flask import Flask
 from sqlalchemy.orm import Session, sessionmaker
 from werkzeug.serving import make_server
@@ -39,7 +40,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-PASSWORD = "correct horse battery"
 TIMEOUT_MS = 10_000
 
 SCREENSHOT_DIR = pytest.StashKey[Path]()

@@ -9,6 +9,7 @@ import re
 import uuid
 
 import pytest
+from browser_helpers import PASSWORD, login
 from sqlalchemy import select
 
 from quizsvc import practice, store
@@ -19,18 +20,8 @@ try:
 except ImportError:  # the `chromium` fixture skips (or fails under CI) with the reason
     expect = None
 
-PASSWORD = "correct horse battery"  # as in conftest.py
 PHONE = {"width": 390, "height": 844}
 UNFINISHED = "drill-multi-head"  # its answer grid stays on the page
-
-
-def login(page, name: str) -> None:
-    page.goto("/login")
-    page.fill("input[name=name]", name)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form.login button[type=submit]")
-    # a learner starts at the chapter, an instructor at the overview
-    page.wait_for_url(re.compile(r"/chapters/transformer-by-hand$|/instructor/$"))
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from browser_helpers import login
 from sqlalchemy import select
 
 from quizsvc import practice, store
@@ -20,16 +21,6 @@ try:
     from playwright.sync_api import expect
 except ImportError:  # the `chromium` fixture skips (or fails under CI) with the reason
     expect = None
-
-PASSWORD = "correct horse battery"  # as in conftest.py
-
-
-def login(page, name: str) -> None:
-    page.goto("/login")
-    page.fill("input[name=name]", name)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form.login button[type=submit]")
-    page.wait_for_url(re.compile(r"/chapters/transformer-by-hand$"))
 
 
 def drill_state(live_server, name: str, variant_id: int) -> practice.DrillState:

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from browser_helpers import login
 
 try:
     from playwright.sync_api import expect
@@ -16,7 +17,6 @@ except ImportError:  # the `chromium` fixture skips (or fails under CI) with the
     expect = None
 
 REPO = Path(__file__).resolve().parents[2]
-PASSWORD = "correct horse battery"  # as in conftest.py
 
 MASKED_SCORES = """\
 questions:
@@ -45,11 +45,7 @@ def app_config(tmp_path_factory) -> dict[str, str]:
 
 
 def test_a_numeric_answer_is_marked_per_cell_and_shown_as_typed(page, student):
-    page.goto("/login")
-    page.fill("input[name=name]", student)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form.login button[type=submit]")
-    page.wait_for_url(re.compile(r"/chapters/transformer-by-hand$"))
+    login(page, student)
 
     question = page.locator("#q-masked-scores")
     expect(question.locator("ul.answer-rules li")).to_have_text(
