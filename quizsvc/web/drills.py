@@ -29,6 +29,7 @@ from quizsvc.web.context import bank, db
 from quizsvc.web.i18n import (
     answer_problem,
     drill_title,
+    localized_tensor,
     localized_variant,
     negotiated_language,
     skill_name,
@@ -564,9 +565,9 @@ def variant(variant_id: int):
 def submit(variant_id: int):
     state = _load_state(variant_id)
     try:
-        answer = answer_from_form(
-            request.form, *state.variant.answer.shape, cell_names(state.variant.answer)
-        )
+        # problems named by the headers the page shows, in its language
+        shown = localized_tensor(state.variant.answer)
+        answer = answer_from_form(request.form, *shown.shape, cell_names(shown))
     except FormProblem as problem:
         db().rollback()
         return render_variant(state, problem.problems, 422)

@@ -251,3 +251,17 @@ def test_a_single_numbers_problem_is_named_as_its_input_is_labelled(browser_for)
     summary = re.search(r'<div class="error-summary".*?</div>', response.text, re.S).group(0)
     assert '<a href="#cell-0-0">next token id</a>' in summary
     assert '<label for="cell-0-0">next token id</label>' in response.text
+
+
+def test_a_problem_is_named_by_the_headers_the_page_shows_in_chinese(browser_for):
+    alice = browser_for("alice")
+    alice.get("/lang/zh")
+    variant_id = start(alice, "drill-softmax-row")  # one row, "weight" 权重, over 我 爱 你
+    response = alice.post(f"/variants/{variant_id}/submissions", {"cell-0-0": "abc"})
+    assert response.status_code == 422
+    summary = re.search(r'<div class="error-summary".*?</div>', response.text, re.S).group(0)
+    assert re.findall(r'<a href="#cell-0-(\d)">([^<]*)</a>', summary) == [
+        ("0", "权重, 我"),
+        ("1", "权重, 爱"),
+        ("2", "权重, 你"),
+    ]
