@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask
 from werkzeug.routing import IntegerConverter
 
-from quizsvc.web import api, auth, drills, errors, i18n, instructor, progress, quiz
+from quizsvc.web import api, auth, drills, errors, i18n, instructor, progress, quiz, render
 from quizsvc.web.context import AppState, close_db
 from quizsvc.web.extensions import StrictJSONProvider, csrf, login_manager
 
@@ -97,6 +97,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     csrf.init_app(app)
     login_manager.init_app(app)
     i18n.init_app(app)
+    render.init_app(app)
     errors.init_app(app)
     for blueprint in (auth.bp, quiz.bp, drills.bp, progress.bp, instructor.bp, api.bp):
         app.register_blueprint(blueprint)

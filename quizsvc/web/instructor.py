@@ -65,6 +65,7 @@ from quizsvc.web.render import (
     bar_chart_svg,
     chart_figure,
     format_number,
+    format_percent,
     heatmap_svg,
     line_chart_svg,
     matrix_table,
@@ -575,11 +576,6 @@ def render_review(
     ), status
 
 
-def _percent(score: float) -> str:
-    """A reviewed score as typed: 75%, 12.5%, 33.3% (one decimal where it needs one)."""
-    return f"{score * 100:.1f}".removesuffix(".0") + "%"
-
-
 @bp.get("/reviews/<int:answer_id>")
 @instructor_required
 def review_page(answer_id: int):
@@ -622,7 +618,7 @@ def review(answer_id: int):
             translate(
                 "instructor_review_stale",
                 reviewer=reviews[-1].reviewer,
-                score=_percent(reviews[-1].score),
+                score=format_percent(reviews[-1].score),
             )
             if reviews
             else translate("instructor_review_changed")  # a form from another page state
@@ -638,7 +634,7 @@ def review(answer_id: int):
             id=result.answer_id,
             learner=learner.display_name,
             question=question_title(answer.question_id),
-            score=_percent(score),
+            score=format_percent(score),
         ),
         "info",
     )

@@ -24,6 +24,16 @@ def format_number(value: float, decimals: int = 3) -> str:
     return "0" if text == "-0" else text.replace("-", "−")
 
 
+def format_percent(score: float) -> str:
+    """A score in [0, 1] as a reviewer types it: 75%, 12.5%, 33.3% (one decimal where it
+    needs one). Templates have it as the `percent` filter."""
+    return f"{score * 100:.1f}".removesuffix(".0") + "%"
+
+
+def init_app(app) -> None:
+    app.jinja_env.filters["percent"] = format_percent
+
+
 def matrix_table(tensor: Tensor, marks: Sequence[Sequence[str]] | None = None) -> Markup:
     """A labelled table; `marks[r][c]` adds a CSS class per cell (e.g. "right", "wrong").
 

@@ -19,6 +19,7 @@ from web_helpers import PASSWORD, count, user_id
 from quizsvc import practice, store
 from quizsvc.web import instructor
 from quizsvc.web.instructor import ReviewInputError, highlight, parse_score
+from quizsvc.web.render import format_percent
 
 CHAPTER = "transformer-by-hand"
 CHAPTER_URL = f"/chapters/{CHAPTER}"
@@ -590,7 +591,7 @@ def test_scores_are_read_as_percentages_or_points(app, typed, score):
     ],
 )
 def test_a_reviewed_score_is_shown_with_a_decimal_only_where_it_has_one(score, shown):
-    assert instructor._percent(score) == shown
+    assert format_percent(score) == shown
 
 
 @pytest.mark.parametrize(
