@@ -34,6 +34,7 @@ from quizsvc.reports.gradebook import (
     gradebook_header,
     gradebook_rows,
     iter_gradebook,
+    skill_order,
     write_gradebook_csv,
 )
 from quizsvc.reports.items import ItemStats, format_item_table, item_statistics, pearson
@@ -68,6 +69,7 @@ __all__ = [
     "iter_events",
     "iter_gradebook",
     "pearson",
+    "skill_order",
     "student_report",
     "write_events",
     "write_gradebook_csv",

@@ -38,7 +38,7 @@ Reading costs five queries whatever the number of students, and holds one number
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import BinaryIO
@@ -67,6 +67,13 @@ def drill_questions(bank: Bank) -> list[DrillQuestion]:
 def drill_skills(bank: Bank) -> list[str]:
     """The skills the bank's drills train, in bank order, each once."""
     return list(dict.fromkeys(DRILL_KINDS[q.kind].skill for q in drill_questions(bank)))
+
+
+def skill_order(bank: Bank) -> Callable[[str], tuple[int, str]]:
+    """A sort key for skills, as reports and pages list them: the bank's drill skills in
+    bank order, then any other skill (a chapter question's tag) by name."""
+    order = {skill: i for i, skill in enumerate(drill_skills(bank))}
+    return lambda skill: (order.get(skill, len(order)), skill)
 
 
 def chapter_total(bank_questions: list[Question], scores: dict[str, float | None]) -> float | None:

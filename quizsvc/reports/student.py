@@ -21,7 +21,12 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from quizsvc.bank import Bank, Question
-from quizsvc.reports.gradebook import chapter_questions, chapter_total, drill_skills
+from quizsvc.reports.gradebook import (
+    chapter_questions,
+    chapter_total,
+    drill_skills,
+    skill_order,
+)
 from quizsvc.store import (
     AnsweredQuestion,
     NotFound,
@@ -116,10 +121,9 @@ def student_report(
 
     progress = {p.skill: p for p in progress_for(session, learner_id)}
     bank_skills = drill_skills(bank)
-    skills = [SkillLine(skill, True, progress.get(skill)) for skill in bank_skills]
-    skills += [
-        SkillLine(skill, False, progress[skill])
-        for skill in sorted(set(progress) - set(bank_skills))
+    skills = [
+        SkillLine(skill, skill in bank_skills, progress.get(skill))
+        for skill in sorted(set(bank_skills) | set(progress), key=skill_order(bank))
     ]
 
     questions = chapter_questions(bank)

@@ -41,8 +41,8 @@ def index():
 def in_bank_order(skills: list[store.SkillProgress]) -> list[store.SkillProgress]:
     """The skills in the order the bank's drills come (the chapter's order, as the reports
     have them), then any other skill by name."""
-    order = {skill: i for i, skill in enumerate(reports.drill_skills(bank()))}
-    return sorted(skills, key=lambda s: (order.get(s.skill, len(order)), s.skill))
+    key = reports.skill_order(bank())
+    return sorted(skills, key=lambda s: key(s.skill))
 
 
 def _history_link(entry: store.HistoryEntry) -> str | None:
