@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import case, exists, func, select
+from sqlalchemy import ColumnElement, case, exists, func, select
 from sqlalchemy.orm import Session
 
 from quizsvc.store.models import DrillVariant, OpenAnswerReview, QuizAnswer, Submission
@@ -63,6 +63,13 @@ def latest_quiz_answers(session: Session, learner_id: int) -> dict[str, Answered
     }
 
 
+def _finished() -> ColumnElement[bool]:
+    """Whether a drill variant (the row of DrillVariant in the query) takes no more answers:
+    solved (a raw score of 1, as ``record_submission`` counts it) or out of attempts."""
+    solved = exists().where(Submission.variant_id == DrillVariant.id, Submission.raw_score == 1.0)
+    return solved | (DrillVariant.attempts_used >= DrillVariant.attempts_allowed)
+
+
 @dataclass(frozen=True)
 class UnfinishedVariant:
     """A drill variant its learner can still answer: not solved, attempts left."""
@@ -83,10 +90,8 @@ class UnfinishedVariant:
 def unfinished_variants(
     session: Session, learner_id: int, *, question_id: str | None = None, limit: int = 50
 ) -> list[UnfinishedVariant]:
-    """The learner's variants that are neither solved (a raw score of 1, as
-    ``record_submission`` counts it) nor out of attempts, newest first (one query);
-    with ``question_id``, only that drill's."""
-    solved = exists().where(Submission.variant_id == DrillVariant.id, Submission.raw_score == 1.0)
+    """The learner's variants that are not finished (neither solved nor out of attempts),
+    newest first (one query); with ``question_id``, only that drill's."""
     query = (
         select(
             DrillVariant.id,
@@ -97,11 +102,7 @@ def unfinished_variants(
             DrillVariant.attempts_allowed,
             DrillVariant.created_at,
         )
-        .where(
-            DrillVariant.learner_id == learner_id,
-            DrillVariant.attempts_used < DrillVariant.attempts_allowed,
-            ~solved,
-        )
+        .where(DrillVariant.learner_id == learner_id, ~_finished())
         .order_by(DrillVariant.created_at.desc(), DrillVariant.id.desc())
         .limit(limit)
     )
@@ -128,18 +129,12 @@ def drill_standings(session: Session, learner_id: int) -> dict[str, DrillStandin
     """question id -> the learner's standing on that drill, for every drill they have started
     a variant of (one query, whatever the number of drills)."""
     per_variant = (
-        select(
-            Submission.variant_id,
-            func.max(Submission.score).label("best"),
-            func.max(case((Submission.raw_score == 1.0, 1), else_=0)).label("solved"),
-        )
+        select(Submission.variant_id, func.max(Submission.score).label("best"))
         .where(Submission.learner_id == learner_id)
         .group_by(Submission.variant_id)
         .subquery()
     )
-    finished = (func.coalesce(per_variant.c.solved, 0) == 1) | (
-        DrillVariant.attempts_used >= DrillVariant.attempts_allowed
-    )
+    finished = _finished()
     query = (
         select(
             DrillVariant.question_id,
