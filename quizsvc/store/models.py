@@ -2,7 +2,7 @@
 
 Times are timezone-aware UTC datetimes in Python (``UTCDateTime``); JSON columns hold
 plain JSON (±inf as the strings "inf"/"-inf", as ``quizsvc.drills`` writes them).
-The first migration (``migrations/versions/0001_initial.py``) creates exactly this schema;
+The migrations (``migrations/versions/``, ``quizsvc db upgrade``) create exactly this schema;
 ``tests/store/test_store_migrations.py`` checks that they agree.
 """
 
@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -181,6 +182,15 @@ class QuizAnswer(Base):
         CheckConstraint("choices IS NOT NULL OR text IS NOT NULL", name="choices_or_text"),
         CheckConstraint("score IS NULL OR (score >= 0 AND score <= 1)", name="score"),
         Index(None, "learner_id", "answered_at"),
+        # The review queue, oldest first: only the answers still waiting, in queue order, so
+        # the queue is read without scanning every answer (migration 0003).
+        Index(
+            "ix_quiz_answers_awaiting_review",
+            "answered_at",
+            "id",
+            sqlite_where=text("score IS NULL"),
+            postgresql_where=text("score IS NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

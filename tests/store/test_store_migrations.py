@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Column, Integer, MetaData, String, Table, inspect
+from sqlalchemy import Column, Integer, MetaData, String, Table, event, inspect
 
 from quizsvc import store
 from quizsvc.store import Base, StoreError, make_engine, make_session_factory, migrate
@@ -174,5 +174,58 @@ def test_0002_recounts_progress_a_variant_once_and_its_downgrade_every_attempt(e
         assert progress() == every_attempt
         migrate.upgrade(empty_db_url)
         assert progress() == counted_once
+    finally:
+        engine.dispose()
+
+
+def review_queue_plan(engine) -> str:
+    """The query plan of the review queue's query (``answers_awaiting_review``), as text.
+
+    The statement is captured as the store sends it, then explained on the same connection.
+    On PostgreSQL sequential scans are priced out, as a table of a few rows would otherwise
+    be read whole whatever its indexes; what matters is whether an index can serve."""
+    sent: list[tuple[str, object]] = []
+
+    def capture(_conn, _cursor, statement, parameters, _context, _executemany):
+        if "quiz_answers" in statement and not statement.startswith("EXPLAIN"):
+            sent.append((statement, parameters))
+
+    with make_session_factory(engine)() as session:
+        connection = session.connection()
+        if engine.dialect.name == "postgresql":
+            connection.exec_driver_sql("SET LOCAL enable_seqscan = off")
+        event.listen(engine, "before_cursor_execute", capture)
+        try:
+            store.answers_awaiting_review(session)
+        finally:
+            event.remove(engine, "before_cursor_execute", capture)
+        [(statement, parameters)] = sent
+        prefix = "EXPLAIN QUERY PLAN " if engine.dialect.name == "sqlite" else "EXPLAIN "
+        rows = connection.exec_driver_sql(prefix + statement, parameters).all()
+    return "\n".join(str(row[-1] if engine.dialect.name == "sqlite" else row[0]) for row in rows)
+
+
+def test_0003_serves_the_review_queue_from_its_index_and_its_downgrade_drops_it(empty_db_url):
+    migrate.upgrade(empty_db_url)
+    engine = make_engine(empty_db_url)
+    try:
+
+        def indexes() -> set[str]:
+            return {index["name"] for index in inspect(engine).get_indexes("quiz_answers")}
+
+        plan = review_queue_plan(engine)
+        assert "ix_quiz_answers_awaiting_review" in indexes()
+        assert "ix_quiz_answers_awaiting_review" in plan
+        # read in queue order from the index: no sort of the waiting answers
+        assert "TEMP B-TREE" not in plan and "Sort" not in plan
+
+        migrate.downgrade(empty_db_url, "0002")
+        engine.dispose()
+        assert "ix_quiz_answers_awaiting_review" not in indexes()
+        assert "ix_quiz_answers_awaiting_review" not in review_queue_plan(engine)
+
+        migrate.upgrade(empty_db_url)
+        engine.dispose()
+        assert "ix_quiz_answers_awaiting_review" in review_queue_plan(engine)
     finally:
         engine.dispose()
