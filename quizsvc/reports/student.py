@@ -151,5 +151,5 @@ def student_report(
         ),
         drill_history=history,
         drill_submissions=queries.submission_count(session, learner_id),
-        last_activity=queries.last_activity(session, learner_id).get(learner_id),
+        last_activity=queries.last_activity(session, [learner_id]).get(learner_id),
     )

@@ -13,7 +13,7 @@ serve without sorting the whole table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -40,6 +40,26 @@ def students(session: Session) -> list[Row[tuple[int, str, str]]]:
             select(User.id, User.name, User.display_name)
             .where(User.role == STUDENT_ROLE)
             .order_by(User.name)
+        )
+    )
+
+
+def student_count(session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(User).where(User.role == STUDENT_ROLE))
+
+
+def students_page(
+    session: Session, *, offset: int, limit: int
+) -> list[Row[tuple[int, str, str, datetime]]]:
+    """(id, name, display_name, created_at) of the students from ``offset`` on, at most
+    ``limit`` of them, by login name (served by the unique index on ``users.name``)."""
+    return list(
+        session.execute(
+            select(User.id, User.name, User.display_name, User.created_at)
+            .where(User.role == STUDENT_ROLE)
+            .order_by(User.name)
+            .offset(offset)
+            .limit(limit)
         )
     )
 
@@ -113,24 +133,28 @@ def student_best_drill_scores(
     )
 
 
-def masteries(session: Session) -> list[Row[tuple[int, str, float]]]:
-    """(learner_id, skill, mastery) of every skill_progress row."""
-    return list(
-        session.execute(
-            select(
-                SkillProgressRecord.learner_id,
-                SkillProgressRecord.skill,
-                SkillProgressRecord.mastery,
-            )
-        )
+def masteries(
+    session: Session, learner_ids: Collection[int] | None = None
+) -> list[Row[tuple[int, str, float]]]:
+    """(learner_id, skill, mastery) of every skill_progress row; with ``learner_ids``, of
+    those learners' rows only (through ``uq_skill_progress_learner_id_skill``)."""
+    query = select(
+        SkillProgressRecord.learner_id,
+        SkillProgressRecord.skill,
+        SkillProgressRecord.mastery,
     )
+    if learner_ids is not None:
+        query = query.where(SkillProgressRecord.learner_id.in_(learner_ids))
+    return list(session.execute(query))
 
 
-def last_activity(session: Session, learner_id: int | None = None) -> dict[int, datetime]:
+def last_activity(
+    session: Session, learner_ids: Collection[int] | None = None
+) -> dict[int, datetime]:
     """learner_id -> the latest ``submitted_at`` or ``answered_at`` of that learner.
 
-    Learners with no submission and no answer are missing.  With ``learner_id``, only that
-    learner is read (through the (learner_id, time) indexes).
+    Learners with no submission and no answer are missing.  With ``learner_ids``, only those
+    learners are read (through the (learner_id, time) indexes).
     """
     latest: dict[int, datetime] = {}
     for column, learner in (
@@ -138,8 +162,8 @@ def last_activity(session: Session, learner_id: int | None = None) -> dict[int, 
         (QuizAnswer.answered_at, QuizAnswer.learner_id),
     ):
         query = select(learner, func.max(column)).group_by(learner)
-        if learner_id is not None:
-            query = query.where(learner == learner_id)
+        if learner_ids is not None:
+            query = query.where(learner.in_(learner_ids))
         for who, at in session.execute(query):
             if at is not None and (who not in latest or at > latest[who]):
                 latest[who] = at

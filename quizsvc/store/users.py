@@ -107,9 +107,12 @@ def create_user(
     return user
 
 
-def list_users(session: Session) -> list[User]:
-    """Every user, by name."""
-    return list(session.scalars(select(User).order_by(User.name)))
+def list_users(session: Session, role: str | None = None) -> list[User]:
+    """Every user, by name; with ``role``, every user with that role."""
+    query = select(User).order_by(User.name)
+    if role is not None:
+        query = query.where(User.role == role)
+    return list(session.scalars(query))
 
 
 def authenticate(session: Session, name: str, password: str) -> User | None:

@@ -685,6 +685,22 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Reviewed {learner}'s answer ({id}) to “{question}”: {score}.",
     },
     "instructor_no_students": {"zh": "还没有学生。", "en": "There are no students yet."},
+    "instructor_students_range": {
+        "zh": "第 {first}–{last} 名学生，共 {total} 名（按用户名排序）。",
+        "en": "Students {first}–{last} of {total}, by user name.",
+    },
+    "instructor_students_pages": {"zh": "学生列表的页", "en": "Pages of the students list"},
+    "page_previous": {"zh": "← 上一页", "en": "← Previous"},
+    "page_next": {"zh": "下一页 →", "en": "Next →"},
+    "page_of": {"zh": "第 {page} 页，共 {pages} 页", "en": "Page {page} of {pages}"},
+    "error_bad_page": {
+        "zh": "页码须为从 1 起的整数，而不是“{page}”。",
+        "en": "The page must be a whole number from 1, not {page!r}.",
+    },
+    "error_no_page": {
+        "zh": "没有第 {page} 页：最后一页是第 {last} 页。",
+        "en": "There is no page {page}: the last page is {last}.",
+    },
     "instructor_display_name": {"zh": "显示名", "en": "Display name"},
     "instructor_created": {"zh": "创建于", "en": "Created"},
     "instructor_skills_practised": {"zh": "练习过的技能", "en": "Skills practised"},

@@ -10,6 +10,7 @@ Reloading the content swaps the bank of THIS process only: serve with one worker
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -77,6 +78,7 @@ MAX_SEED = 2**63 - 1  # the store keeps seeds in a BIGINT
 MAX_COMMENT_LENGTH = 5000
 REVIEW_QUEUE_LIMIT = 50
 HISTORY_LIMIT = 20
+STUDENTS_PER_PAGE = 50
 PROMPT_EXCERPT = 160
 
 
@@ -91,7 +93,7 @@ def _begin_reading() -> None:
 def index():
     _begin_reading()
     waiting = len(store.answers_awaiting_review(db(), limit=REVIEW_QUEUE_LIMIT))
-    students = sum(1 for user in store.list_users(db()) if user.role == "student")
+    students = reports_queries.student_count(db())
     return render_template(
         "instructor/index.html",
         bank=bank(),
@@ -675,28 +677,48 @@ def add_account():
     return redirect(url_for("instructor.students"))
 
 
+def _page_number() -> int:
+    """The ``page`` asked for (1 when none); 400 with a message for anything but a page
+    number."""
+    raw = request.args.get("page", "")
+    if not raw:
+        return 1
+    if not re.fullmatch(r"[0-9]{1,9}", raw) or int(raw) < 1:
+        abort(400, description=translate("error_bad_page", page=raw[:40]))
+    return int(raw)
+
+
 def render_students(error: str | None = None, status: int = 200):
     _begin_reading()
-    # four queries whatever the number of students
+    # one page of the roster, in six queries whatever the number of students
+    page = _page_number()
+    total = reports_queries.student_count(db())
+    pages = max(1, math.ceil(total / STUDENTS_PER_PAGE))
+    if page > pages:
+        abort(404, description=translate("error_no_page", page=page, last=pages))
+    offset = (page - 1) * STUDENTS_PER_PAGE
+    shown = reports_queries.students_page(db(), offset=offset, limit=STUDENTS_PER_PAGE)
+    ids = [student.id for student in shown]
     skills: dict[int, list[str]] = {}
-    for learner_id, skill, _mastery in sorted(reports_queries.masteries(db())):
+    for learner_id, skill, _mastery in sorted(reports_queries.masteries(db(), ids)):
         skills.setdefault(learner_id, []).append(skill)
-    activity = reports_queries.last_activity(db())
-    users = store.list_users(db())
+    activity = reports_queries.last_activity(db(), ids)
     roster = [
         {
-            "user": user,
-            "last_activity": activity.get(user.id),
-            "skills": skills.get(user.id, []),
+            "user": student,
+            "last_activity": activity.get(student.id),
+            "skills": skills.get(student.id, []),
         }
-        for user in users
-        if user.role == "student"
+        for student in shown
     ]
-    instructors = [user for user in users if user.role == "instructor"]
     return render_template(
         "instructor/students.html",
         roster=roster,
-        instructors=instructors,
+        total=total,
+        first=offset + 1,
+        page=page,
+        pages=pages,
+        instructors=store.list_users(db(), role="instructor"),
         error=error,
         role=request.form.get("role", "student"),
     ), status

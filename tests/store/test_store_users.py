@@ -84,6 +84,13 @@ def test_users_are_listed_by_name(session, add_user):
     assert [u.name for u in list_users(session)] == ["ada", "bob", "carol"]
 
 
+def test_users_of_one_role_are_listed_by_name(session, add_user):
+    for name, role in (("dora", "instructor"), ("carol", "student"), ("ada", "instructor")):
+        add_user(name, role)
+    assert [u.name for u in list_users(session, role="instructor")] == ["ada", "dora"]
+    assert [u.name for u in list_users(session, role="student")] == ["carol"]
+
+
 def test_a_user_changes_their_own_password_only_with_the_current_one(session):
     ada = create_user(session, name="ada", role="student", password="analytical engine")
     with pytest.raises(WrongPassword, match="the current password is wrong"):

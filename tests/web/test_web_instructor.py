@@ -776,6 +776,81 @@ def test_the_roster_lists_every_student_with_activity_and_skills(app, browser_fo
     assert '<span class="skill" data-skill="add_norm">残差与归一化（Add &amp; Norm）</span>' in page
 
 
+def add_students(sessions, names: list[str]) -> None:
+    with sessions() as session:
+        for name in names:
+            store.create_user(session, name=name, role="student", password=PASSWORD)
+
+
+def test_the_roster_is_shown_fifty_students_a_page_by_name(app, browser_for, sessions):
+    # alice and bob, and 60 more: by name, alice, bob, s-00 ... s-47 on page 1, then s-48 ...
+    # s-59 on page 2
+    add_students(sessions, [f"s-{number:02d}" for number in range(60)])
+    solve_a_drill(sessions, app, "s-55", "drill-add-norm")  # activity on the second page
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+
+    def roster(path: str) -> tuple[str, dict[str, str]]:
+        page = ines.get(path)
+        assert page.status_code == 200, page.text
+        rows = re.findall(r'<tr data-student="([^"]+)">(.*?)</tr>', page.text, flags=re.DOTALL)
+        return page.text, dict(rows) | {"": [name for name, _ in rows]}
+
+    first, rows = roster("/instructor/students")
+    assert rows[""] == ["alice", "bob"] + [f"s-{number:02d}" for number in range(48)]
+    assert "Students 1–50 of 62, by user name." in first
+    assert '<a rel="next" href="/instructor/students?page=2">' in first
+    assert 'rel="prev"' not in first and "Page 1 of 2" in first
+    assert roster("/instructor/students?page=1")[1][""] == rows[""]
+
+    second, rows = roster("/instructor/students?page=2")
+    assert rows[""] == [f"s-{number:02d}" for number in range(48, 60)]
+    assert "Students 51–62 of 62, by user name." in second
+    assert '<a rel="prev" href="/instructor/students?page=1">' in second
+    assert 'rel="next"' not in second and "Page 2 of 2" in second
+    # the page's learners get their own activity and skills, the others none
+    with sessions() as session:
+        [progress] = store.progress_for(session, user_id(sessions, "s-55"))
+    assert progress.last_activity.strftime("%Y-%m-%d %H:%M") in rows["s-55"]
+    assert 'data-skill="add_norm"' in rows["s-55"]
+    assert '<td class="last-activity">—</td>' in rows["s-54"]
+    assert "data-skill" not in rows["s-54"]
+    # the instructors are listed on every page
+    assert '<li data-instructor="ines">' in second
+
+    ines.get("/lang/zh")
+    assert "第 51–62 名学生，共 62 名" in ines.get("/instructor/students?page=2").text
+
+
+@pytest.mark.parametrize(
+    ("page", "status", "message"),
+    [
+        ("3", 404, "There is no page 3: the last page is 2."),
+        ("0", 400, "The page must be a whole number from 1, not &#39;0&#39;."),
+        ("two", 400, "The page must be a whole number from 1, not &#39;two&#39;."),
+        ("-1", 400, "The page must be a whole number from 1, not &#39;-1&#39;."),
+    ],
+)
+def test_a_roster_page_that_does_not_exist_is_refused_with_its_reason(
+    app, browser_for, sessions, page, status, message
+):
+    add_students(sessions, [f"s-{number:02d}" for number in range(60)])
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    response = ines.get(f"/instructor/students?page={page}")
+    assert response.status_code == status
+    assert message in response.text
+
+
+def test_a_class_on_one_page_has_no_page_links(app, browser_for):
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    page = ines.get("/instructor/students").text
+    assert "Students 1–2 of 2, by user name." in page
+    assert 'id="roster-pages"' not in page
+    assert ines.get("/instructor/students?page=2").status_code == 404
+
+
 def test_a_students_page_shows_mastery_per_skill_and_recent_history(app, browser_for, sessions):
     solve_a_drill(sessions, app, "alice")
     alice_browser = browser_for("alice")
