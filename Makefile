@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench example clean
+.PHONY: run test bench bench-service example clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -40,6 +40,9 @@ example: $(VENV)/.installed-run
 
 bench: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/engine.py
+
+bench-service: $(VENV)/.installed-run
+	$(BIN)/python benchmarks/service.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
