@@ -1,6 +1,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+PORT ?= 8000
 
 .PHONY: run test bench bench-service example clean
 
@@ -25,9 +26,9 @@ run: $(VENV)/.installed-run
 	$(BIN)/quizsvc db upgrade
 	$(BIN)/quizsvc content validate
 	$(BIN)/quizsvc user demo
-	@echo "serving on http://127.0.0.1:8000 (Ctrl-C stops)"
+	@echo "serving on http://127.0.0.1:$(PORT) (Ctrl-C stops)"
 	@# one process (with threads): an instructor's content reload swaps the bank in this process
-	QUIZSVC_SECRET_KEY="$$(cat instance/secret_key)" $(BIN)/gunicorn --bind 127.0.0.1:8000 \
+	QUIZSVC_SECRET_KEY="$$(cat instance/secret_key)" $(BIN)/gunicorn --bind 127.0.0.1:$(PORT) \
 		--workers 1 --threads 8 --access-logfile - 'quizsvc.web:create_app()'
 
 test: $(VENV)/.installed-test
