@@ -1,9 +1,17 @@
 """The README opens with the two set-up commands, and its Python example runs."""
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+import click
+import pytest
+
+from quizsvc.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_readme_opens_with_the_two_setup_commands():
@@ -19,3 +27,54 @@ def test_the_engine_example_runs():
     assert namespace["trace"]["decoder.1.cross_attn.weights"].shape == (1, 8, 3, 4)
     assert namespace["tokens"].shape[0] == 1 and 0 < namespace["tokens"].shape[1] <= 20
     assert namespace["loss"] > 0
+
+
+def cli_commands() -> dict[str, click.Command]:
+    """Every `quizsvc ...` command line, by its words ("quizsvc user create")."""
+    found = {}
+
+    def walk(command: click.Command, words: list[str]) -> None:
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                walk(sub, [*words, name])
+        else:
+            found[" ".join(words)] = command
+
+    walk(main, ["quizsvc"])
+    return found
+
+
+def readme_commands() -> list[str]:
+    """The `quizsvc ...` spans of the README, as written."""
+    return re.findall(r"`(quizsvc [^`]*)`", README)
+
+
+def test_every_command_the_readme_names_exists_with_its_options():
+    commands = cli_commands()
+    for written in readme_commands():
+        words = written.split()
+        name = next(
+            (n for n in sorted(commands, key=len, reverse=True) if written.startswith(n)), None
+        )
+        assert name, f"README names {written!r}, which the CLI does not have"
+        known = {opt for param in commands[name].params for opt in getattr(param, "opts", [])}
+        for option in (word for word in words if word.startswith("--")):
+            assert option in known, (written, option)
+
+
+def test_the_readme_names_every_command():
+    named = {n for n in cli_commands() if any(w.startswith(n) for w in readme_commands())}
+    assert named == set(cli_commands())
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+@pytest.mark.parametrize(
+    "arguments, url", [([], "127.0.0.1:8000"), (["PORT=8031"], "127.0.0.1:8031")]
+)
+def test_make_run_serves_where_the_readme_says(arguments, url):
+    """`make -n` prints the commands without running them."""
+    planned = subprocess.run(
+        ["make", "-n", "run", *arguments], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert f"--bind {url} " in planned
+    assert f"http://{url}" in planned  # what it tells the user
