@@ -1,6 +1,7 @@
 """The import rules of docs/architecture.md, checked on the source."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,110 @@ def _stdlib() -> frozenset[str]:
     import sys
 
     return frozenset(sys.stdlib_module_names) | {"__future__"}
+
+
+# --- the module table of docs/architecture.md, checked against the imports -----------------
+
+ARCHITECTURE = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+# How the table names a library (its distribution's name) that is imported under another.
+LIBRARY_NAMES = {
+    "yaml": "PyYAML",
+    "markdown_it": "markdown-it-py",
+    "pydantic_core": "pydantic",
+    "flask_login": "Flask-Login",
+    "flask_wtf": "Flask-WTF",
+}
+
+
+def module_table() -> list[tuple[list[str], str, str]]:
+    """The rows of "Modules and what each owns": (paths, owns, may import)."""
+    rows = []
+    for line in ARCHITECTURE.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`"):
+            rows.append((re.findall(r"`([^`]+)`", cells[0]), cells[1], cells[2]))
+    return rows
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module imported, `from quizsvc import store` as quizsvc.store."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            if node.module in {"quizsvc", "engine"}:
+                names |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return names
+
+
+def how_the_table_names(module: str) -> str | None:
+    """`grading` for quizsvc.grading.numeric, `engine` for engine.layers, `PyYAML` for yaml;
+    None for the standard library and the bare package names."""
+    parts = module.split(".")
+    if parts[0] == "quizsvc":
+        return parts[1].removesuffix(".py") if len(parts) > 1 else None
+    if parts[0] in _stdlib():
+        return None
+    return LIBRARY_NAMES.get(parts[0], parts[0])
+
+
+def _names(cell: str) -> set[str]:
+    """The words of a cell, lowercase; `quizsvc.grading` also as grading."""
+    words = {word.lower() for word in re.findall(r"[A-Za-z][\w.-]*[A-Za-z]", cell)}
+    return words | {word.rsplit(".", 1)[-1] for word in words}
+
+
+def test_every_python_file_is_in_a_row_of_the_module_table():
+    covered = [ROOT / path.rstrip("/") for paths, _, _ in module_table() for path in paths]
+    for path in [*ROOT.glob("quizsvc/**/*.py"), *ROOT.glob("engine/*.py")]:
+        if path != ROOT / "quizsvc" / "__init__.py":
+            assert any(path == c or c in path.parents for c in covered), path
+
+
+@pytest.mark.parametrize("package", ["engine", "quizsvc/web"])
+def test_the_table_names_every_module_of_the_engine_and_the_web_app(package):
+    (owns,) = [owns for paths, owns, _ in module_table() if f"{package}/" in paths]
+    for path in (ROOT / package).glob("*.py"):
+        if path.stem != "__init__":
+            assert f"`{path.stem}`" in owns, path
+
+
+def test_each_row_names_everything_its_modules_import():
+    """The "may import" column lists the libraries and the modules of quizsvc that a row's
+    code imports; "everything above" allows whatever the rows above it allow."""
+    allowed_above: set[str] = set()
+    for paths, _, may_import in module_table():
+        allowed = _names(may_import)
+        if "everything above" in may_import:
+            allowed |= allowed_above
+        if "quizsvc" in allowed:  # the benchmarks: any module of quizsvc
+            allowed |= {name for path in paths for name in _first_party_of(path)}
+        own = tuple(_package_of(path) for path in paths)
+        for path in paths:
+            for file in _python_files(ROOT / path):
+                for module in imports_of(file):
+                    name = how_the_table_names(module)
+                    if name is None or module.startswith(own):
+                        continue
+                    assert name.lower() in allowed, f"{file.relative_to(ROOT)} imports {module}"
+        allowed_above |= allowed | {how_the_table_names(_package_of(path)) for path in paths}
+
+
+def _python_files(path: Path) -> list[Path]:
+    return [path] if path.is_file() else sorted(path.rglob("*.py"))
+
+
+def _package_of(path: str) -> str:
+    """The row's own modules, as imported: "quizsvc.store" for quizsvc/store/."""
+    return path.rstrip("/").removesuffix(".py").replace("/", ".")
+
+
+def _first_party_of(path: str) -> set[str]:
+    return {
+        name
+        for file in _python_files(ROOT / path)
+        for module in imports_of(file)
+        if module.startswith("quizsvc.") and (name := how_the_table_names(module))
+    }
