@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shlex
 
 import pytest
 import yaml
@@ -19,7 +20,25 @@ from quizsvc.web import REPO_ROOT
 
 SPEC_PATH = (REPO_ROOT / "docs" / "openapi.yaml").resolve()
 SPEC = OpenAPI.from_path(SPEC_PATH)
+API_MD = (REPO_ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+AUTHORING_MD = (REPO_ROOT / "docs" / "authoring.md").read_text(encoding="utf-8")
 CHAPTER = "transformer-by-hand"
+
+
+@pytest.fixture
+def content_dir(content_dir):
+    """content/ with docs/authoring.md's numeric and multiple-choice examples, the types it
+    has none of."""
+    examples = [
+        question
+        for block in re.findall(r"```yaml\n(.*?)```", AUTHORING_MD, re.DOTALL)
+        if block.startswith("questions:")
+        for question in yaml.safe_load(block)["questions"]
+        if question["type"] in {"numeric", "multiple_choice"}
+    ]
+    path = content_dir / CHAPTER / "zz-authoring-examples.yaml"
+    path.write_text(yaml.safe_dump({"questions": examples}, allow_unicode=True), encoding="utf-8")
+    return content_dir
 
 
 def spec_operations() -> set[tuple[str, str]]:
@@ -112,6 +131,14 @@ def test_a_whole_api_session_matches_the_spec(app, browser_for, sessions):
     assert alice.post("/api/questions/nope/answers", {"choices": ["B"]}).status_code == 404
     open_answer = {"text": "Each head has its own projections; outputs are concatenated."}
     assert alice.post("/api/questions/why-multi-head/answers", open_answer).status_code == 201
+    numeric = "/api/questions/masked-weights-row-1/answers"
+    assert alice.post(numeric, {"text": "0.47, 0.53"}).status_code == 422  # one cell short
+    answered = alice.post(numeric, {"text": "0.471, 0.529, 0"})
+    assert (answered.status_code, answered.json["score"]) == (201, 1.0)
+    matrix = alice.post("/api/questions/masked-scores/answers", {"text": "2, -inf; 2.7, 2.89"})
+    assert (matrix.status_code, matrix.json["score"]) == (201, 1.0)
+    ticked = alice.post("/api/questions/decoder-differences/answers", {"choices": ["A", "C"]})
+    assert (ticked.status_code, ticked.json["score"]) == (201, 0.0)  # 0.5 - 0.5
     assert alice.get(questions).status_code == 200  # answered and unanswered items
 
     drills = alice.get("/api/drills").json["drills"]
@@ -237,3 +264,88 @@ def test_the_spec_rejects_an_answer_shown_too_early(app, browser_for):
     extra.headers["Location"] = started.headers["Location"]
     with pytest.raises(OpenAPIError):
         SPEC.validate_response(request, WerkzeugOpenAPIResponse(extra))
+
+
+# --- docs/api.md's examples, run ------------------------------------------------------------
+
+DOCUMENTED_VARIANT_ID = "12"  # the id api.md's examples give the variant they started
+
+
+def curl_examples() -> list[list[str]]:
+    """Each `curl` of api.md's shell blocks, its lines joined, as argv."""
+    commands = []
+    for block in re.findall(r"```sh\n(.*?)```", API_MD, re.DOTALL):
+        for command in block.replace("\\\n", " ").splitlines():
+            if command.startswith("curl "):
+                commands.append(shlex.split(command.split(" #")[0]))
+    return commands
+
+
+def as_request(argv: list[str], token: str) -> tuple[str, str, dict[str, str], object]:
+    """(method, path, headers, JSON body) of a curl command line as api.md writes it."""
+    words = [
+        word.replace("$API", "http://127.0.0.1:8000/api")
+        .replace("$AUTH", "Authorization: Bearer $TOKEN")
+        .replace("$TOKEN", token)
+        for word in argv[1:]
+    ]
+    method, headers, body, url = "GET", {}, None, None
+    options = iter(words)
+    for word in options:
+        if word == "-H":
+            name, _, value = next(options).partition(": ")
+            headers[name] = value
+        elif word == "-d":
+            body = json.loads(next(options))
+            method = "POST"
+        elif word == "-X":
+            method = next(options)
+        else:
+            assert url is None and word.startswith("http://127.0.0.1:8000/api/"), word
+            url = word
+    return method, url.removeprefix("http://127.0.0.1:8000"), headers, body
+
+
+def test_the_curl_examples_of_api_md_answer_as_documented(app, sessions):
+    """Every example, in order, with alice's token: 200 for a GET, 201 for a POST. The
+    examples' variant 12 is the one the drill-score-row example started."""
+    with sessions() as session:
+        token = store.issue_api_token(session, "alice")
+    commands = curl_examples()
+    assert len(commands) >= 9
+    started: dict[str, int] = {}
+    for argv in commands:
+        method, path, headers, body = as_request(argv, token)
+        if f"/variants/{DOCUMENTED_VARIANT_ID}" in path:
+            path = path.replace(DOCUMENTED_VARIANT_ID, str(started["drill-score-row"]), 1)
+        if body is not None:
+            assert headers.pop("Content-Type") == "application/json", argv
+        response = Session(app, headers).call(method, path, body)
+        assert response.status_code == (201 if method == "POST" else 200), (argv, response.json)
+        if path.startswith("/api/drills/drill-score-row/variants"):
+            started["drill-score-row"] = response.json["id"]
+    assert started, "an example starts the drill-score-row variant the later examples use"
+
+
+def json_examples() -> list[dict]:
+    return [json.loads(block) for block in re.findall(r"```json\n(.*?)```", API_MD, re.DOTALL)]
+
+
+def schema(name: str) -> dict:
+    return yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))["components"]["schemas"][name]
+
+
+def test_the_json_examples_of_api_md_have_the_specs_fields():
+    """The error, the variant (not finished) and the submission result, each with exactly
+    the fields the spec requires ("..." stands for what the example leaves out)."""
+    error, variant, result = json_examples()
+    assert set(error) == set(schema("Error")["required"])
+    assert set(error["error"]) == set(schema("Error")["properties"]["error"]["required"])
+    assert set(variant) == set(schema("Variant")["required"])
+    assert set(variant["given"][0]) == set(schema("Tensor")["required"])
+    assert set(variant["answer"]) == set(schema("Variant")["properties"]["answer"]["required"])
+    assert set(result) == set(schema("SubmissionResult")["required"])
+    assert set(result["submission"]) == set(schema("Submission")["required"])
+    assert set(result["submission"]["cells"][0]) == set(schema("Cell")["properties"])
+    submitted = re.search(r'"answer": (\[\[.*?\]\])', API_MD).group(1)  # the curl example's
+    assert result["submission"]["answer"] == json.loads(submitted)
