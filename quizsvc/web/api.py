@@ -28,6 +28,9 @@ from flask_login import current_user
 from quizsvc import practice, store
 from quizsvc.bank import (
     DrillQuestion,
+    MultipleChoiceQuestion,
+    Question,
+    SingleChoiceQuestion,
     localize,
     public_question,
     render_markdown,
@@ -392,6 +395,7 @@ def answer_question(question_id: str):
         abort(404, description=f"no chapter question {question_id!r}")
     body = _body()
     key = _idempotency_key(body)
+    _require_answer_field(question, body)
     choices, text = body.get("choices"), body.get("text")
     if choices is not None and (
         not isinstance(choices, list) or not all(isinstance(c, str) for c in choices)
@@ -437,6 +441,28 @@ def answer_question(question_id: str):
         "question": solution_view(question, lang),
     }
     return jsonify(result), 200 if outcome.answer.replayed else 201
+
+
+# The fields that hold an answer: a chapter question takes one of the first two, a drill
+# submission the third.
+ANSWER_FIELDS = ("choices", "text", "answer")
+
+
+def _require_answer_field(question: Question, body: dict[str, Any]) -> None:
+    """Refuse an answer sent in a field this question does not read, naming the one it does:
+    left unread, it would be refused as no answer at all."""
+    takes = (
+        "choices" if isinstance(question, SingleChoiceQuestion | MultipleChoiceQuestion) else "text"
+    )
+    wrong = [field for field in ANSWER_FIELDS if field != takes and field in body]
+    if wrong:
+        example = '{"choices": ["A"]}' if takes == "choices" else '{"text": "..."}'
+        raise ApiError(
+            422,
+            "invalid_answer",
+            f'question {question.id!r} takes its answer in "{takes}", e.g. {example},'
+            f' not in "{wrong[0]}"',
+        )
 
 
 # --- drills -------------------------------------------------------------------------------

@@ -533,7 +533,11 @@ def test_an_invalid_answer_is_422_and_leaves_the_question_open(api_for):
         ({"choices": ["A", "B"]}, "choose exactly one answer"),
         ({"choices": ["Z"]}, "'Z' is not one of the choices"),
         ({"choices": []}, "choose an answer before submitting"),
-        ({"text": "B"}, "choose an answer before submitting"),
+        (
+            {"text": "B"},
+            """question 'scaling-by-sqrt-dk' takes its answer in "choices","""
+            ' e.g. {"choices": ["A"]}, not in "text"',
+        ),
         ({"choices": "B"}, "choices must be a list of choice ids (strings)"),
         ({"choices": [1]}, "choices must be a list of choice ids (strings)"),
     ]

@@ -356,13 +356,19 @@ def test_an_idempotency_key_of_128_characters_is_taken_and_129_refused(alice):
     assert (again.status_code, again.json["replayed"]) == (200, True)
 
 
+OPEN_TAKES_TEXT = (
+    """question 'why-multi-head' takes its answer in "text", e.g. {"text": "..."}, not in"""
+    ' "choices"'
+)
+
+
 def test_an_open_answer_is_text_of_at_most_10000_characters(alice, sessions):
     path = "/api/questions/why-multi-head/answers"
     for body, message in [
         ({"text": 5}, "text must be a string"),
         ({"text": ["heads"]}, "text must be a string"),
-        ({"choices": "A"}, "choices must be a list of choice ids (strings)"),
-        ({"choices": [1]}, "choices must be a list of choice ids (strings)"),
+        ({"choices": "A"}, OPEN_TAKES_TEXT),
+        ({"choices": ["A"]}, OPEN_TAKES_TEXT),
         ({"text": "h" * 10_001}, "the answer is longer than 10000 characters"),
     ]:
         assert assert_error(alice.post(path, body), 422, "invalid_answer") == message, body

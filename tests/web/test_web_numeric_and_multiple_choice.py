@@ -550,3 +550,34 @@ def test_an_empty_value_among_the_ticked_choices_is_not_recorded(browser_for, se
         ["A", "C"],
         1.0,
     )
+
+
+# --- through the JSON API -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question_id, body, takes",
+    [
+        # "answer" is what a drill submission takes: a numeric question takes text
+        ("masked-scores", {"answer": [[2, "-inf"], [2.7, 2.89]]}, '"text"'),
+        ("masked-scores", {"choices": ["2"]}, '"text"'),
+        ("decoder-differences", {"text": "A, B"}, '"choices"'),
+        ("qkv-origin", {"answer": "B"}, '"choices"'),
+        ("why-multi-head", {"choices": ["A"]}, '"text"'),
+    ],
+)
+def test_an_api_answer_in_the_wrong_field_is_422_naming_the_field_the_question_takes(
+    app, sessions, question_id, body, takes
+):
+    with sessions() as session:
+        token = store.issue_api_token(session, "alice")
+    client, auth = app.test_client(), {"Authorization": f"Bearer {token}"}
+    refused = client.post(f"/api/questions/{question_id}/answers", json=body, headers=auth)
+    assert refused.status_code == 422
+    assert refused.json["error"]["code"] == "invalid_answer"
+    assert f"takes its answer in {takes}" in refused.json["error"]["message"], refused.json
+    # nothing was recorded: the question still takes its answer
+    right = {"masked-scores": {"text": "2, -inf; 2.7, 2.89"}}.get(question_id, {"choices": ["B"]})
+    if question_id != "why-multi-head":
+        answered = client.post(f"/api/questions/{question_id}/answers", json=right, headers=auth)
+        assert answered.status_code == 201
