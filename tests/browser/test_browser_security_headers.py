@@ -1,0 +1,126 @@
+"""The Content-Security-Policy breaks no page: every main page, a learner's and an
+instructor's, loads (with its scripts, stylesheet, inline SVG and icon) and its forms send
+without the browser reporting a violation of the policy on the console."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from browser_helpers import PASSWORD, login
+from sqlalchemy import select
+
+from quizsvc import practice, store
+from quizsvc.bank import DrillQuestion
+
+UNFINISHED = "drill-multi-head"  # its answer grid (and drill.js) stays on the page
+
+
+@pytest.fixture(scope="module")
+def app_config() -> dict[str, object]:
+    return {"REGISTRATION_OPEN": True}  # so that the registration page is there to load
+
+
+@pytest.fixture(scope="module")
+def worked(live_server) -> dict:
+    """A student who answered every chapter question and every drill (all but one solved),
+    and an instructor."""
+    name, teacher = f"csp-{uuid.uuid4().hex[:8]}", f"csp-teacher-{uuid.uuid4().hex[:8]}"
+    bank = live_server.app.extensions["quizsvc"].bank
+    variants = {}
+    with live_server.sessions() as session:
+        store.create_user(session, name=name, role="student", password=PASSWORD)
+        store.create_user(session, name=teacher, role="instructor", password=PASSWORD)
+        learner = session.scalar(select(store.User.id).where(store.User.name == name))
+        for question in bank.questions.values():
+            key = uuid.uuid4().hex
+            if not isinstance(question, DrillQuestion):
+                if question.type in ("single_choice", "multiple_choice"):
+                    practice.answer_question(session, bank, learner, question.id, key, ["B"])
+                elif question.type == "open":
+                    practice.answer_question(session, bank, learner, question.id, key, text="x")
+                continue
+            issued = practice.start_drill(session, bank, learner, question.id, seed=7)
+            variants[question.id] = issued.id
+            if question.id != UNFINISHED:
+                answer = practice.drill_state(session, learner, issued.id).variant.answer
+                text = "\n".join(" ".join(repr(float(v)) for v in row) for row in answer.values)
+                practice.submit_drill(session, learner, issued.id, text, key)
+        open_answer = session.scalar(
+            select(store.QuizAnswer.id).where(
+                store.QuizAnswer.learner_id == learner, store.QuizAnswer.text.is_not(None)
+            )
+        )
+    return {
+        "student": name,
+        "instructor": teacher,
+        "id": learner,
+        "variants": variants,
+        "open_answer": open_answer,
+    }
+
+
+def csp_violations(page) -> list[str]:
+    """Collects, from now on, what the console says about the Content-Security-Policy
+    (Chromium logs every refused script, style, image, form or frame there)."""
+    seen: list[str] = []
+
+    def note(message) -> None:
+        if "Content Security Policy" in message.text:
+            seen.append(f"{page.url}: {message.text}")
+
+    page.on("console", note)
+    return seen
+
+
+def visit(page, path: str) -> None:
+    response = page.goto(path)
+    assert response is not None, path
+    # the policy is really in force on the page checked
+    assert "script-src 'self'" in response.headers["content-security-policy"], path
+    page.wait_for_load_state("load")
+
+
+def test_no_page_breaks_the_content_security_policy(page, worked):
+    violations = csp_violations(page)
+    for path in ("/login", "/register", "/no-such-page"):
+        visit(page, path)
+
+    login(page, worked["student"])
+    for language in ("en", "zh"):
+        page.goto(f"/lang/{language}")
+        for path in (
+            "/chapters/transformer-by-hand",
+            "/worked-example",
+            "/drills",
+            "/progress",
+            "/account/password",
+            *(f"/variants/{v}" for v in worked["variants"].values()),
+        ):
+            visit(page, path)
+    # the grid's script at work, then a form sent (form-action)
+    visit(page, f"/variants/{worked['variants'][UNFINISHED]}")
+    page.fill("textarea[name=pasted]", "1 2\n3 4")
+    page.click("nav form button[type=submit]")
+    page.wait_for_url("**/login")
+
+    login(page, worked["instructor"])
+    student = worked["id"]
+    for path in (
+        "/instructor/",
+        "/instructor/content",
+        "/instructor/preview?question=drill-teacher-forcing-loss&seed=3",
+        "/instructor/preview?question=why-multi-head",
+        "/instructor/selftest",
+        "/instructor/reviews",
+        f"/instructor/reviews/{worked['open_answer']}",
+        "/instructor/students",
+        f"/instructor/students/{student}",
+        f"/instructor/students/{student}/report",
+        "/instructor/reports",
+    ):
+        visit(page, path)
+    page.goto("/instructor/selftest")
+    page.click("#run-selftest")
+    page.wait_for_selector("#selftest-results")
+    assert violations == []
