@@ -4,6 +4,8 @@ is, and CSRF.
 Browsers authenticate with the session cookie (Flask-Login) and send a CSRF token with every
 form or, for the JSON API, in the X-CSRFToken header. The session names the user together with
 a digest of their password hash, so a password change ends every session opened before it.
+A login or logout starts a fresh session (with a new CSRF token), carrying over only the
+page language.
 Drill clients may instead send `Authorization: Bearer <token>` (see `quizsvc user token`),
 which needs no CSRF token because a browser never adds it on its own. Such a request is
 authenticated by its token alone: the session cookie it may also carry is neither read nor
@@ -182,6 +184,17 @@ def instructor_required(view: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
+def start_fresh_session() -> None:
+    """Empty the session but for its language, as a login or logout begins a new one. The
+    cookie session is signed, not encrypted, and a browser may be shared: nothing of the
+    user before (the drill answer they typed) may stay in it, and the CSRF token a page
+    showed before the login (or one planted with the cookie) must not be valid after it."""
+    language = session.get("lang")
+    session.clear()
+    if language is not None:
+        session["lang"] = language
+
+
 def _safe_next(target: str | None) -> str:
     """Only same-site paths: never redirect to another host after login."""
     if target and target.startswith("/") and not target.startswith("//"):
@@ -200,8 +213,8 @@ def login():
         if user is None:
             flash(translate("login_failed"), "error")
             return render_template("login.html"), 401
+        start_fresh_session()  # also: logged in again, nothing to tell of a password change
         login_user(CurrentUser.of(user))
-        session.pop(_SIGNED_OUT_BY_PASSWORD_CHANGE, None)  # logged in again: nothing to tell
         return redirect(_safe_next(request.args.get("next")))
     # a session refused here (current_user loads, and refuses, it) was not sent here by
     # Flask-Login, which would have said why: say it now
@@ -279,6 +292,7 @@ def register():
         except store.StoreError as exc:
             db().rollback()
             return render_template("register.html", error=account_problem(exc)), 422
+        start_fresh_session()
         login_user(CurrentUser.of(user))
         return redirect(url_for("quiz.index"))
     return render_template("register.html", error=None)
@@ -309,6 +323,7 @@ def change_password():
 @bp.post("/logout")
 def logout():
     logout_user()
+    start_fresh_session()
     flash(translate("logged_out"), "info")
     return redirect(url_for("auth.login"))
 

@@ -89,8 +89,13 @@ class Browser:
         return self.client.post(path, data={"csrf_token": self.token, **(data or {})}, **kwargs)
 
     def login(self, name: str, password: str = PASSWORD):
+        """The login form's answer; once logged in, the page it leads to is loaded, as a
+        browser does, for the new session's CSRF token (a login starts a fresh session)."""
         self.get("/login")
-        return self.post("/login", {"name": name, "password": password})
+        response = self.post("/login", {"name": name, "password": password})
+        if response.status_code == 302:
+            self.get(response.headers["Location"], follow_redirects=True)
+        return response
 
 
 @pytest.fixture

@@ -295,7 +295,10 @@ def test_logging_in_again_clears_the_notice_of_a_session_ended_by_a_password_cha
     # the session is refused by a request that tells nobody (the API's 401)
     assert phone.get("/api/progress").status_code == 401
     # and the login form, still open from before, is sent without opening the page again
-    assert phone.post("/login", {"name": "alice", "password": NEW_PASSWORD}).status_code == 302
+    response = phone.post("/login", {"name": "alice", "password": NEW_PASSWORD})
+    assert response.status_code == 302
+    # the page it leads to, with the new session's CSRF token
+    phone.get(response.headers["Location"], follow_redirects=True)
     response = phone.post("/logout")
     # logged in again since: the old refusal is not news any more
     assert flashes(phone.get(response.headers["Location"]).text) == ["You are logged out."]

@@ -105,6 +105,46 @@ def test_login_returns_to_the_page_asked_for_and_logout_ends_the_session(browser
         assert "_user_id" not in session
 
 
+def test_a_login_refuses_the_csrf_token_of_before_it(browser_for):
+    """A token seen (or planted with the cookie) before logging in is no good after it."""
+    b = browser_for()
+    b.get("/login")
+    before = b.token
+    assert b.login("alice").status_code == 302
+    response = b.client.post("/drills/drill-score-row/variants", data={"csrf_token": before})
+    assert response.status_code == 400
+    b.get("/drills")
+    assert b.token != before
+    assert b.post("/drills/drill-score-row/variants").status_code == 302
+
+
+def test_logout_leaves_nothing_of_the_user_in_the_cookie_but_the_language(browser_for):
+    """The session cookie is signed, not encrypted: on a shared computer the next person
+    could read whatever the last one left in it, such as their typed drill answer."""
+    b = browser_for("alice")
+    b.get("/lang/zh")
+    variant = variant_id_of(b.post("/drills/drill-score-row/variants"))
+    typed = {"cell-0-0": "0.25", "cell-0-1": "7", "cell-0-2": "-1"}
+    response = b.post(f"/variants/{variant}/submissions", typed)
+    assert response.status_code == 302
+    with b.client.session_transaction() as session:
+        assert session["drill_last_answer"]["cells"] == [["0.25", "7", "-1"]]
+        token_before = session["csrf_token"]
+    assert redirects_to_login(b.post("/logout"))
+    with b.client.session_transaction() as session:
+        assert set(session) == {"lang", "_flashes"}
+        assert session["lang"] == "zh"
+    page = b.get("/login")
+    assert MESSAGES["logged_out"]["zh"] in page.text
+    assert b.token != token_before
+
+    # and the next person's login starts from nothing either (the language stays)
+    assert b.login("bob").status_code == 302
+    with b.client.session_transaction() as session:
+        assert "drill_last_answer" not in session
+        assert session["lang"] == "zh"
+
+
 def test_a_wrong_password_or_user_is_401_and_starts_no_session(browser_for):
     cases = [("alice", "wrong password"), ("alice", ""), ("nobody", PASSWORD), ("Alice", PASSWORD)]
     for name, password in cases:
@@ -368,6 +408,7 @@ def test_every_page_route_refuses_anonymous_access(app, browser_for, sessions):
                 url, method=method, data={**form, "csrf_token": anonymous.token}
             )
             assert redirects_to_login(with_token), (method, url, with_token.status_code)
+            anonymous.get("/login")  # a logout starts a new session, with a new token
     assert row_counts(sessions) == before
 
 
