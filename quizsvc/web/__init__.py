@@ -10,7 +10,18 @@ from typing import Any
 from flask import Flask, Response
 from werkzeug.routing import IntegerConverter
 
-from quizsvc.web import api, auth, drills, errors, i18n, instructor, progress, quiz, render
+from quizsvc.web import (
+    api,
+    auth,
+    drills,
+    errors,
+    i18n,
+    instructor,
+    progress,
+    quiz,
+    render,
+    throttle,
+)
 from quizsvc.web.context import AppState, close_db
 from quizsvc.web.extensions import StrictJSONProvider, csrf, login_manager
 
@@ -103,6 +114,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         WTF_CSRF_CHECK_DEFAULT=False,  # checked in auth.protect_from_csrf, token clients skip it
         WTF_CSRF_TIME_LIMIT=None,
         MAX_CONTENT_LENGTH=256 * 1024,
+        LOGIN_ATTEMPT_LIMITS=throttle.DEFAULT_LIMITS,
+        LOGIN_THROTTLE_STORAGE=throttle.DEFAULT_STORAGE,
     )
     app.url_map.converters["int"] = DatabaseIdConverter
     app.session_interface = auth.BearerAwareSessionInterface()
@@ -126,6 +139,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.teardown_appcontext(close_db)
     app.after_request(add_security_headers)
     csrf.init_app(app)
+    throttle.init_app(app)
     login_manager.init_app(app)
     i18n.init_app(app)
     render.init_app(app)

@@ -29,6 +29,7 @@ from flask import (
     abort,
     current_app,
     flash,
+    make_response,
     redirect,
     render_template,
     request,
@@ -45,6 +46,7 @@ from quizsvc.web.context import db, state
 from quizsvc.web.errors import is_api_request
 from quizsvc.web.extensions import csrf, login_manager
 from quizsvc.web.i18n import LANGUAGES, translate
+from quizsvc.web.throttle import minutes, password_throttle
 
 bp = Blueprint("auth", __name__)
 
@@ -184,6 +186,13 @@ def instructor_required(view: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
+def too_many_attempts(page: str, wait: int):
+    """A form refused because its account's password was guessed at too often (`throttle`)."""
+    response = make_response(page, 429)
+    response.headers["Retry-After"] = str(wait)
+    return response
+
+
 def start_fresh_session() -> None:
     """Empty the session but for its language, as a login or logout begins a new one. The
     cookie session is signed, not encrypted, and a browser may be shared: nothing of the
@@ -207,12 +216,16 @@ def _safe_next(target: str | None) -> str:
 @bp.route("/login", methods=["GET", "POST"])
 def login():
     if request.method == "POST":
-        user = store.authenticate(
-            db(), request.form.get("name", "").strip(), request.form.get("password", "")
-        )
+        name = request.form.get("name", "").strip()
+        wait = password_throttle().attempt(name)
+        if wait is not None:
+            flash(translate("login_throttled", count=minutes(wait)), "error")
+            return too_many_attempts(render_template("login.html"), wait)
+        user = store.authenticate(db(), name, request.form.get("password", ""))
         if user is None:
             flash(translate("login_failed"), "error")
             return render_template("login.html"), 401
+        password_throttle().succeeded(name)
         start_fresh_session()  # also: logged in again, nothing to tell of a password change
         login_user(CurrentUser.of(user))
         return redirect(_safe_next(request.args.get("next")))
@@ -307,6 +320,13 @@ def change_password():
         try:
             if new_password != request.form.get("new_password_again", ""):
                 raise PasswordsDiffer("the two new passwords differ")
+            # the current password is a password to guess, as at the login
+            wait = password_throttle().attempt(current_user.name)
+            if wait is not None:
+                error = translate("password_change_throttled", count=minutes(wait))
+                return too_many_attempts(
+                    render_template("account_password.html", error=error), wait
+                )
             user = store.change_password(
                 db(), current_user.id, request.form.get("current_password", ""), new_password
             )
@@ -314,6 +334,7 @@ def change_password():
             db().rollback()
             error = account_problem(exc, password_field="new_password")
             return render_template("account_password.html", error=error), 422
+        password_throttle().succeeded(current_user.name)
         login_user(CurrentUser.of(user))  # this browser stays signed in, under the new key
         flash(translate("password_changed"), "info")
         return redirect(url_for("quiz.index"))

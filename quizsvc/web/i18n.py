@@ -59,6 +59,22 @@ MESSAGES: dict[str, dict[str, str]] = {
     "password_again": {"zh": "再次输入密码", "en": "Password again"},
     "login_failed": {"zh": "用户名或密码错误。", "en": "Wrong user name or password."},
     "logged_out": {"zh": "已退出。", "en": "You are logged out."},
+    "login_throttled": {
+        "zh": "这个用户名的登录失败次数过多，请 {count} 分钟后再试。",
+        "en": "Too many failed attempts to log in as this user. Try again in {count} minutes.",
+    },
+    "login_throttled_singular": {
+        "zh": "这个用户名的登录失败次数过多，请 {count} 分钟后再试。",
+        "en": "Too many failed attempts to log in as this user. Try again in {count} minute.",
+    },
+    "password_change_throttled": {
+        "zh": "当前密码输错的次数过多，请 {count} 分钟后再试。",
+        "en": "The current password was wrong too many times. Try again in {count} minutes.",
+    },
+    "password_change_throttled_singular": {
+        "zh": "当前密码输错的次数过多，请 {count} 分钟后再试。",
+        "en": "The current password was wrong too many times. Try again in {count} minute.",
+    },
     "nav_password": {"zh": "修改密码", "en": "Password"},
     # logging in (auth), a drill grid's cells (drills), a key changed since answering (quiz)
     "login_required": {
