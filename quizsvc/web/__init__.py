@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask, Response, request
 from werkzeug.routing import IntegerConverter
 
 from quizsvc.web import (
@@ -93,6 +93,11 @@ SECURITY_HEADERS = {
 def add_security_headers(response: Response) -> Response:
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
+    # Pages show one person's work (and a CSRF token): kept by no cache, so that after a
+    # logout the browser's Back button shows nothing of it. Static files are the same for
+    # everyone and keep Flask's revalidated caching.
+    if request.endpoint != "static":
+        response.headers.setdefault("Cache-Control", "no-store")
     return response
 
 

@@ -71,3 +71,17 @@ def test_api_answers_and_downloads_carry_the_security_headers(browser_for):
     download = ines.get("/instructor/reports/gradebook.csv")
     assert download.status_code == 200
     assert_secured(download, "a CSV download")
+
+
+def test_no_page_is_kept_in_a_cache_but_static_files_are(browser_for):
+    """After a logout, the browser's Back button must not show the last user's work from its
+    cache (nor a cached CSRF token); static files are everyone's and may be cached."""
+    alice = browser_for("alice")
+    for path in ("/progress", "/chapters/transformer-by-hand", "/drills"):
+        response = alice.get(path)
+        assert response.status_code == 200, path
+        assert "no-store" in response.headers["Cache-Control"], path
+    assert "no-store" in browser_for().get("/login").headers["Cache-Control"]
+    script = alice.get("/static/drill.js")
+    assert script.status_code == 200
+    assert "no-store" not in script.headers.get("Cache-Control", "")
