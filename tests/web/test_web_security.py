@@ -532,6 +532,53 @@ def test_learner_input_is_escaped_in_every_page(browser_for):
     assert "<script>alert(1)" not in response.text
 
 
+def test_a_display_name_and_a_review_comment_are_escaped_wherever_shown(browser_for, sessions):
+    """What one person types that others read: a self-chosen display name (the navigation,
+    the instructor's roster, student page, report, review queue and flash) and a reviewer's
+    comment (the learner's chapter page, the review history, the report)."""
+    attack = '"><script>alert(1)</script><img src=x onerror=alert(2)>'
+    escaped = "&lt;script&gt;alert(1)&lt;/script&gt;"
+    with sessions() as session:
+        store.create_user(
+            session, name="mallory", role="student", password=PASSWORD, display_name=attack
+        )
+    mallory_id = user_id(sessions, "mallory")
+
+    def page_of(b, path):
+        response = b.get(path, follow_redirects=True)
+        assert response.status_code == 200, path
+        assert "<script>alert" not in response.text, path
+        assert "<img src=x" not in response.text, path
+        return response.text
+
+    mallory = browser_for("mallory")
+    mallory.get("/lang/en")
+    assert escaped in page_of(mallory, CHAPTER_URL)  # the navigation's logout button
+    response = mallory.post(f"{CHAPTER_URL}/questions/why-multi-head", {"text": "heads"})
+    assert response.status_code == 302
+    with reading(sessions) as session:
+        [answer] = store.answers_awaiting_review(session, limit=5)
+
+    ines = browser_for("ines")
+    for path in (
+        "/instructor/students",
+        f"/instructor/students/{mallory_id}",
+        "/instructor/reviews",
+        f"/instructor/reviews/{answer.answer_id}",
+    ):
+        assert escaped in page_of(ines, path), path
+    response = ines.post(
+        f"/instructor/reviews/{answer.answer_id}",
+        {"score": "50", "comment": attack, "seen_review": "0", "return_to": "answer"},
+    )
+    assert response.status_code == 302
+    review = page_of(ines, response.headers["Location"])  # with the flash naming mallory
+    # the flash, the link to the learner, the answer's heading, the comment
+    assert review.count(escaped) == 4
+    assert escaped in page_of(ines, f"/instructor/students/{mallory_id}/report")
+    assert page_of(mallory, CHAPTER_URL).count(escaped) == 2  # name and comment
+
+
 # --- no answer before the learner has answered ------------------------------------------
 
 TOKENS = re.compile(r'((?:name="csrf_token" value|name="idempotency_key" value|content)=)"[^"]*"')
