@@ -27,11 +27,19 @@ from quizsvc.store.errors import (
     StoreError,
     WrongPassword,
 )
+from quizsvc.store.login_sessions import (
+    DEFAULT_LOGIN_LIFETIME,
+    FoundLoginSession,
+    begin_login_session,
+    end_login_session,
+    find_login_session,
+)
 from quizsvc.store.models import (
     ROLES,
     Base,
     ContentVersion,
     DrillVariant,
+    LoginSession,
     OpenAnswerReview,
     QuizAnswer,
     SkillProgressRecord,
@@ -88,6 +96,7 @@ from quizsvc.store.users import (
 )
 
 __all__ = [
+    "DEFAULT_LOGIN_LIFETIME",
     "DEFAULT_SQLITE_PATH",
     "MASTERY_WEIGHT",
     "MAX_IDEMPOTENCY_KEY_LENGTH",
@@ -101,12 +110,14 @@ __all__ = [
     "DrillStanding",
     "DrillVariant",
     "DuplicateUser",
+    "FoundLoginSession",
     "HistoryEntry",
     "IdempotencyConflict",
     "InvalidPassword",
     "InvalidText",
     "InvalidUser",
     "IssuedVariant",
+    "LoginSession",
     "NotAllowed",
     "NotFound",
     "NotYourVariant",
@@ -126,12 +137,15 @@ __all__ = [
     "WrongPassword",
     "answers_awaiting_review",
     "authenticate",
+    "begin_login_session",
     "begin_read_only",
     "change_password",
     "create_user",
     "database_url",
     "display_url",
     "drill_standings",
+    "end_login_session",
+    "find_login_session",
     "hash_password",
     "is_open_answer",
     "issue_api_token",

@@ -90,6 +90,30 @@ class User(Base):
     created_at: Mapped[datetime]
 
 
+LOGIN_SESSION_END_REASONS = ("logout", "password_change")
+
+
+class LoginSession(Base):
+    """One login in a browser: the cookie holds the user's id and a random token, this row a
+    digest of the token (so the table's contents let nobody in). ``ended_at`` and
+    ``end_reason`` stay NULL while the login lasts; a logout or a new password ends it."""
+
+    __tablename__ = "login_sessions"
+    __table_args__ = (
+        CheckConstraint("end_reason IN ('logout', 'password_change')", name="end_reason"),
+        CheckConstraint("(ended_at IS NULL) = (end_reason IS NULL)", name="ended_with_reason"),
+        # A user's sessions: those still live end at a new password, the old ones are pruned.
+        Index(None, "user_id", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime]
+    ended_at: Mapped[datetime | None]
+    end_reason: Mapped[str | None] = mapped_column(String(16))
+
+
 class ContentVersion(Base):
     """A version of the question bank (``quizsvc.bank.Bank.version``) that work was done on."""
 

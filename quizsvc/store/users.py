@@ -1,10 +1,9 @@
-"""Users: creation with a hashed password, listing, and password checks."""
+"""Users: creation with a hashed password, listing, and password checks. A new password ends
+every login session of its user (``login_sessions``)."""
 
 from __future__ import annotations
 
-import hashlib
 import re
-import secrets
 from datetime import UTC, datetime
 
 from sqlalchemy import select
@@ -13,8 +12,10 @@ from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from quizsvc.store.errors import DuplicateUser, InvalidPassword, InvalidUser, WrongPassword
+from quizsvc.store.login_sessions import end_live_login_sessions
 from quizsvc.store.models import ROLES, User
 from quizsvc.store.text import UNSTORABLE_TEXT, unstorable_text
+from quizsvc.store.tokens import new_token, token_digest
 from quizsvc.store.transactions import write_transaction
 
 MIN_PASSWORD_LENGTH = 8
@@ -136,41 +137,43 @@ def user_by_id(session: Session, user_id: int) -> User | None:
     return session.get(User, user_id)
 
 
-def _token_digest(token: str) -> str:
-    # A token is 256 random bits, so a fast digest is enough: nothing to brute-force, and the
-    # lookup by digest stays an indexed equality.
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 def issue_api_token(session: Session, name: str) -> str:
     """A new API token for the user (replacing any earlier one); only its digest is stored."""
     with write_transaction(session):
         user = session.scalar(select(User).where(User.name == name))
         if user is None:
             raise InvalidUser(f"no user named {name!r}")
-        token = secrets.token_urlsafe(32)
-        user.api_token_hash = _token_digest(token)
+        token = new_token()
+        user.api_token_hash = token_digest(token)
     return token
 
 
 def user_by_api_token(session: Session, token: str) -> User | None:
     if not token:
         return None
-    return session.scalar(select(User).where(User.api_token_hash == _token_digest(token)))
+    return session.scalar(select(User).where(User.api_token_hash == token_digest(token)))
 
 
-def set_password(session: Session, name: str, password: str) -> None:
-    """A new password for ``name``, set by an administrator (no old password needed)."""
+def set_password(
+    session: Session, name: str, password: str, *, now: datetime | None = None
+) -> None:
+    """A new password for ``name``, set by an administrator (no old password needed); every
+    login session of the user ends."""
     validate_password(password)
     with write_transaction(session):
         user = session.scalar(select(User).where(User.name == name))
         if user is None:
             raise InvalidUser(f"no user named {name!r}")
         user.password_hash = hash_password(password)
+        end_live_login_sessions(session, user.id, "password_change", now or datetime.now(UTC))
 
 
-def change_password(session: Session, user_id: int, current: str, new: str) -> User:
-    """The user's own change: ``current`` must be their password. Returns the user."""
+def change_password(
+    session: Session, user_id: int, current: str, new: str, *, now: datetime | None = None
+) -> User:
+    """The user's own change: ``current`` must be their password. Every login session of
+    the user ends, the one they changed it in too (the caller begins them a new one).
+    Returns the user."""
     with write_transaction(session):
         user = session.get(User, user_id)
         if user is None:
@@ -178,4 +181,5 @@ def change_password(session: Session, user_id: int, current: str, new: str) -> U
         if not verify_password(user.password_hash, current):
             raise WrongPassword("the current password is wrong")
         user.password_hash = hash_password(validate_password(new))
+        end_live_login_sessions(session, user.id, "password_change", now or datetime.now(UTC))
     return user

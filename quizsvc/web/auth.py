@@ -2,10 +2,13 @@
 is, and CSRF.
 
 Browsers authenticate with the session cookie (Flask-Login) and send a CSRF token with every
-form or, for the JSON API, in the X-CSRFToken header. The session names the user together with
-a digest of their password hash, so a password change ends every session opened before it.
-A login or logout starts a fresh session (with a new CSRF token), carrying over only the
-page language.
+form or, for the JSON API, in the X-CSRFToken header. The cookie names the user together with
+the token of a login session kept in the store (`store.begin_login_session`), and is a login
+only while that session is live: a logout ends it on the server, so a copy of the cookie is
+no login afterwards, and a new password ends every session of its user (the browser that
+changed it gets a new one). A login lasts at most PERMANENT_SESSION_LIFETIME from the login,
+however often its cookie is written again. A login or logout starts a fresh session (with a
+new CSRF token), carrying over only the page language.
 Drill clients may instead send `Authorization: Bearer <token>` (see `quizsvc user token`),
 which needs no CSRF token because a browser never adds it on its own. Such a request is
 authenticated by its token alone: the session cookie it may also carry is neither read nor
@@ -14,13 +17,12 @@ written (`BearerAwareSessionInterface`), so a wrong token is 401 whatever the co
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import wraps
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from flask import (
@@ -50,6 +52,8 @@ from quizsvc.web.throttle import minutes, password_throttle
 
 bp = Blueprint("auth", __name__)
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class CurrentUser(UserMixin):
@@ -57,7 +61,7 @@ class CurrentUser(UserMixin):
     name: str
     display_name: str
     role: str
-    session_key: str  # changes with the password (see password_session_key)
+    login_token: str  # of the store's login session; "" for a Bearer-token request
 
     @property
     def is_instructor(self) -> bool:
@@ -65,25 +69,41 @@ class CurrentUser(UserMixin):
 
     def get_id(self) -> str:
         """What the session cookie stores (Flask-Login's "alternative token")."""
-        return f"{self.id}.{self.session_key}"
+        return f"{self.id}.{self.login_token}"
 
     @classmethod
-    def of(cls, user: store.User) -> CurrentUser:
-        session_key = password_session_key(user.password_hash)
-        return cls(user.id, user.name, user.display_name, user.role, session_key)
+    def of(cls, user: store.User, login_token: str = "") -> CurrentUser:
+        return cls(user.id, user.name, user.display_name, user.role, login_token)
 
 
-def password_session_key(password_hash: str) -> str:
-    """A digest of the (salted) password hash: a new password gives a new key."""
-    return hashlib.sha256(password_hash.encode()).hexdigest()[:32]
-
-
-def _find_user(lookup: Callable[[Session], store.User | None]) -> CurrentUser | None:
+def _read(lookup: Callable[[Session], T]) -> T:
     """Its own read-only session, so the request's session can still begin as a writer."""
     with state().sessions() as session:
         store.begin_read_only(session)
-        user = lookup(session)
-        return CurrentUser.of(user) if user else None
+        return lookup(session)
+
+
+def _login_session(user_id: int, token: str) -> tuple[str | None, CurrentUser] | None:
+    """Why the user's login session of ``token`` no longer lets them in (None while it does)
+    and the user it names; None if there is no such session."""
+
+    def lookup(session: Session) -> tuple[str | None, CurrentUser] | None:
+        found = store.find_login_session(session, user_id, token, lifetime=login_lifetime())
+        return None if found is None else (found.ended_by, CurrentUser.of(found.user, token))
+
+    return _read(lookup)
+
+
+def login_lifetime() -> timedelta:
+    """How long a login lasts from the login: as long as Flask accepts the signed cookie
+    after it was written, so the store prunes no login that a cookie could still name."""
+    return current_app.permanent_session_lifetime
+
+
+def log_in(user: store.User) -> None:
+    """Begin a login session in the store for ``user`` and in this browser's cookie."""
+    token = store.begin_login_session(db(), user.id, lifetime=login_lifetime())
+    login_user(CurrentUser.of(user, token))
 
 
 def bearer_token(req: Request) -> str | None:
@@ -122,21 +142,24 @@ _SIGNED_OUT_BY_PASSWORD_CHANGE = "signed_out_by_password_change"
 
 @login_manager.user_loader
 def _load_user(session_id: str) -> CurrentUser | None:
-    user_id, _, key = session_id.partition(".")
+    user_id, _, token = session_id.partition(".")
     # ASCII digits: str.isdigit() also passes "²", which int() refuses
-    if not re.fullmatch(r"[0-9]+", user_id) or not key:
+    if not re.fullmatch(r"[0-9]+", user_id) or not token:
         return None
-    user = _find_user(lambda session: store.user_by_id(session, int(user_id)))
-    if user is None:
+    found = _login_session(int(user_id), token)
+    # unknown (never begun, pruned, or a cookie from before login sessions were kept),
+    # logged out, or too old: not a login, and nothing to tell
+    if found is None:
         return None
-    if not hmac.compare_digest(user.session_key, key):
-        # the password changed since this session began: forget the user, as logging out
-        # does, so that the session is refused (and the learner told why) only once
+    ended_by, user = found
+    if ended_by == "password_change":
+        # forget the user, as logging out does, so that the session is refused (and the
+        # learner told why) only once
         for name in ("_user_id", "_fresh", "_id"):
             session.pop(name, None)
         session[_SIGNED_OUT_BY_PASSWORD_CHANGE] = True
         return None
-    return user
+    return user if ended_by is None else None
 
 
 def why_signed_out() -> str | None:
@@ -163,7 +186,12 @@ def _load_user_from_token(req: Request) -> CurrentUser | None:
     token = bearer_token(req)
     if not token:
         return None
-    return _find_user(lambda session: store.user_by_api_token(session, token))
+
+    def lookup(session: Session) -> CurrentUser | None:
+        user = store.user_by_api_token(session, token)
+        return CurrentUser.of(user) if user else None
+
+    return _read(lookup)
 
 
 @bp.before_app_request
@@ -227,7 +255,7 @@ def login():
             return render_template("login.html"), 401
         password_throttle().succeeded(name)
         start_fresh_session()  # also: logged in again, nothing to tell of a password change
-        login_user(CurrentUser.of(user))
+        log_in(user)
         return redirect(_safe_next(request.args.get("next")))
     # a session refused here (current_user loads, and refuses, it) was not sent here by
     # Flask-Login, which would have said why: say it now
@@ -306,7 +334,7 @@ def register():
             db().rollback()
             return render_template("register.html", error=account_problem(exc)), 422
         start_fresh_session()
-        login_user(CurrentUser.of(user))
+        log_in(user)
         return redirect(url_for("quiz.index"))
     return render_template("register.html", error=None)
 
@@ -335,7 +363,7 @@ def change_password():
             error = account_problem(exc, password_field="new_password")
             return render_template("account_password.html", error=error), 422
         password_throttle().succeeded(current_user.name)
-        login_user(CurrentUser.of(user))  # this browser stays signed in, under the new key
+        log_in(user)  # the password ended every session of the user: this browser stays in
         flash(translate("password_changed"), "info")
         return redirect(url_for("quiz.index"))
     return render_template("account_password.html", error=None)
@@ -343,6 +371,8 @@ def change_password():
 
 @bp.post("/logout")
 def logout():
+    if current_user.is_authenticated:
+        store.end_login_session(db(), current_user.id, current_user.login_token)
     logout_user()
     start_fresh_session()
     flash(translate("logged_out"), "info")

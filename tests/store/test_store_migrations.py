@@ -229,3 +229,40 @@ def test_0003_serves_the_review_queue_from_its_index_and_its_downgrade_drops_it(
         assert "ix_quiz_answers_awaiting_review" in review_queue_plan(engine)
     finally:
         engine.dispose()
+
+
+def test_0004_keeps_login_sessions_and_its_downgrade_drops_them_and_nothing_else(empty_db_url):
+    migrate.upgrade(empty_db_url, "0003")
+    engine = make_engine(empty_db_url)
+    try:
+        sessions = make_session_factory(engine)
+        assert "login_sessions" not in tables(engine)
+        with sessions() as session:
+            ada = store.create_user(session, name="ada", role="student", password="p" * 12).id
+
+        migrate.upgrade(empty_db_url)
+        engine.dispose()
+        assert migrate.current_revisions(engine) == ("0004",)
+        with sessions() as session:
+            token = store.begin_login_session(session, ada, now=T0)
+        with sessions() as session:
+            found = store.find_login_session(session, ada, token, now=T0)
+            assert (found.user.name, found.ended_by) == ("ada", None)
+        indexes = {index["name"] for index in inspect(engine).get_indexes("login_sessions")}
+        assert "ix_login_sessions_user_id_created_at" in indexes
+
+        migrate.downgrade(empty_db_url, "0003")
+        engine.dispose()
+        assert "login_sessions" not in tables(engine)
+        with sessions() as session:
+            assert store.user_by_id(session, ada).name == "ada"
+
+        # up again: an empty table, so the session begun before is no login any more
+        migrate.upgrade(empty_db_url)
+        engine.dispose()
+        assert schema_differences(engine) == []
+        with sessions() as session:
+            assert store.find_login_session(session, ada, token, now=T0) is None
+            assert store.authenticate(session, "ada", "p" * 12).id == ada
+    finally:
+        engine.dispose()
