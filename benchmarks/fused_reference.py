@@ -1,10 +1,11 @@
 """The engine's forward with its elementwise work in fused, compiled kernels (numba), measured
-beside `engine.forward` in one run.
+beside `engine.forward` in one run; where numexpr is installed, a numexpr variant too.
 
-numba is not a dependency of the project; run this from an environment that has it:
+Neither numba nor numexpr is a dependency of the project; run this from an environment that
+has them:
 
-    .venv/bin/pip install numba       # 0.68 here; never in pyproject.toml
-    .venv/bin/python benchmarks/fused_reference.py [--rounds 9]
+    .venv/bin/pip install numba numexpr     # 0.68 and 2.14 here; never in pyproject.toml
+    .venv/bin/python benchmarks/fused_reference.py [--rounds 9] [--no-numexpr]
 
 The fused forward is the engine's pass with the same products, made by the same `linear` and
 the same matmuls on the same layouts, split into the same batch shards by `engine.shards`;
@@ -13,12 +14,15 @@ row, scale + mask + softmax of each head's scores in one pass over its (m, n) bl
 ReLU in place after W_1, the embedding lookup and positional encoding in one pass, the heads'
 outputs written straight into their concatenated layout and each shard's logits straight into
 the batch's (no `np.concatenate`). Every kernel is `parallel=False` (the shards already run one
-per core) and releases the GIL (`nogil`) so the shards' kernels run at once.
+per core) and releases the GIL (`nogil`) so the shards' kernels run at once. The numexpr
+variant does what numexpr can of the same (it has no fused reductions; see NUMEXPR below), on
+one numexpr thread.
 
-Prints the largest difference between the two forwards' logits, the kernels' compile time,
-then interleaved rounds of the engine's forward, the fused one and the raw matmul reference
-of benchmarks/engine.py (best of 3 each per round): each forward's ms and its share of the raw
-matmul's throughput, per round and as medians, and the load average before and after.
+Prints numba's compile time and the largest difference between each variant's logits and the
+engine's, then interleaved rounds of the engine's forward, each variant and the raw matmul
+reference of benchmarks/engine.py (best of 3 each per round): each forward's ms and its share
+of the raw matmul's throughput, and the time each variant saves, per round and as medians,
+with the load average before and after.
 """
 
 from __future__ import annotations
@@ -30,7 +34,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 # Run as a script, this file's folder heads sys.path and benchmarks/engine.py would shadow the
 # engine package; that file is loaded below under another name for its helpers.
@@ -50,16 +56,23 @@ try:
     from numba.extending import intrinsic
 except ImportError:
     sys.exit("numba is not installed here; see the top of benchmarks/fused_reference.py")
+try:
+    import numexpr
+except ImportError:  # the numexpr variant is measured where numexpr is installed
+    numexpr = None
 
 import numpy as np  # noqa: E402
 
 from engine import (  # noqa: E402
     TransformerConfig,
     TransformerParams,
+    apply_mask,
+    causal_mask,
     forward,
     init_params,
     layer_norm,
     linear,
+    softmax,
     split_heads,
 )
 from engine.layers import FEW_ROWS, project_kv  # noqa: E402
@@ -202,6 +215,67 @@ def bias_relu(hidden, bias):
             hidden[r, j] = v if v > 0 else 0
 
 
+# --- the same four, with numexpr ---------------------------------------------------------------
+# numexpr fuses elementwise expressions but not reductions, and its exp (no VML in the pip wheel)
+# took 300 us per 131k floats against NumPy's 53: the softmax stays the engine's, and a
+# LayerNorm still makes its two sums with NumPy between numexpr's passes.
+
+
+def numexpr_embed_positions(ids, table, pe, scale, out):
+    rows = table[ids]  # (b, n, d)
+    if scale != 1:
+        rows *= scale
+    np.add(rows, pe[: ids.shape[1]], out=out)
+
+
+def numexpr_scaled_masked_softmax(scores, scale, causal, key_keep):
+    """The engine's own steps (`engine.layers.attention`) on the same key-major scores."""
+    mask = key_keep[:, None, None, :]  # (b, 1, 1, m)
+    if causal:
+        mask = mask & causal_mask(scores.shape[-1])[None, None]  # (b, 1, n, m)
+    query_major = scores.swapaxes(-1, -2)  # (b, h, n, m)
+    query_major *= scale
+    softmax(apply_mask(query_major, mask), out=query_major)
+
+
+def numexpr_residual_layer_norm(x, sublayer, bias, gain, beta, eps, out):
+    inv_d = F32(1.0 / x.shape[-1])
+    numexpr.evaluate("x + (y + b)", {"x": x, "y": sublayer, "b": bias}, out=out)
+    mean = np.einsum("ij->i", out)[:, None] * inv_d  # (rows, 1)
+    numexpr.evaluate("c - mean", {"c": out, "mean": mean}, out=out)
+    inv_std = ONE / np.sqrt(np.einsum("ij,ij->i", out, out)[:, None] * inv_d + eps)
+    numexpr.evaluate(
+        "c * inv_std * gain + beta",
+        {"c": out, "inv_std": inv_std, "gain": gain, "beta": beta},
+        out=out,
+    )
+
+
+def numexpr_bias_relu(hidden, bias):
+    variables = {"h": hidden, "b": bias, "zero": F32(0)}
+    numexpr.evaluate("where(h + b > zero, h + b, zero)", variables, out=hidden)
+
+
+class Kernels(NamedTuple):
+    """The elementwise work between the products, by the signatures of the numba kernels."""
+
+    embed_positions: Callable
+    scaled_masked_softmax: Callable
+    residual_layer_norm: Callable
+    bias_relu: Callable
+
+
+NUMBA = Kernels(embed_positions, scaled_masked_softmax, residual_layer_norm, bias_relu)
+NUMEXPR = Kernels(
+    numexpr_embed_positions,
+    numexpr_scaled_masked_softmax,
+    numexpr_residual_layer_norm,
+    numexpr_bias_relu,
+)
+if numexpr is not None:
+    numexpr.set_num_threads(1)  # each batch shard is on a core of its own already
+
+
 # --- the forward, the engine's structure with the kernels between its products ----------------
 
 
@@ -210,32 +284,42 @@ def rows_of(x: Array) -> Array:
     return x.reshape(-1, x.shape[-1])
 
 
-def add_norm(x: Array, sublayer: Array, bias: Array, p: LayerNormParams, eps: Array) -> Array:
+def add_norm(
+    x: Array, sublayer: Array, bias: Array, p: LayerNormParams, eps: Array, kernels: Kernels
+) -> Array:
     """LayerNorm(x + Sublayer(x)), the sublayer's output bias added on the way."""
     out = np.empty_like(x)
-    residual_layer_norm(rows_of(x), rows_of(sublayer), bias, p.gain, p.bias, eps, rows_of(out))
+    kernels.residual_layer_norm(
+        rows_of(x), rows_of(sublayer), bias, p.gain, p.bias, eps, rows_of(out)
+    )
     return out
 
 
 def multi_head_attention(
-    x_q: Array, x_kv: Array, p: AttentionParams, n_heads: int, causal: bool, key_keep: Array
+    x_q: Array,
+    x_kv: Array,
+    p: AttentionParams,
+    n_heads: int,
+    causal: bool,
+    key_keep: Array,
+    kernels: Kernels,
 ) -> tuple[Array, Array]:
     """The engine's products, the softmax fused. Returns (concat W_o, b_o), b_o not yet added."""
     b, n, d = x_q.shape
     q = split_heads(linear(x_q, p.w_q, p.b_q), n_heads)  # (b, h, n, d_k)
     k, v = project_kv(x_kv, p, n_heads)  # (b, h, m, d_k)
     scores = k @ q.swapaxes(-1, -2)  # (b, h, m, n): key-major, as the engine lays them out
-    scaled_masked_softmax(scores, F32(1.0 / math.sqrt(q.shape[-1])), causal, key_keep)
+    kernels.scaled_masked_softmax(scores, F32(1.0 / math.sqrt(q.shape[-1])), causal, key_keep)
     concat = np.empty((b, n, d), x_q.dtype)
     # each head's product written straight into its columns of the concatenation
     np.matmul(scores.swapaxes(-1, -2), v, out=split_heads(concat, n_heads))
     return linear(concat, p.w_o), _bias_or_zeros(p.b_o, d, x_q.dtype)
 
 
-def feed_forward(x: Array, p: FeedForwardParams) -> Array:
+def feed_forward(x: Array, p: FeedForwardParams, kernels: Kernels) -> Array:
     """ReLU(x W_1 + b_1) W_2, b_2 left to the add-norm."""
     hidden = linear(x, p.w_1)  # (..., d_ff)
-    bias_relu(rows_of(hidden), p.b_1)
+    kernels.bias_relu(rows_of(hidden), p.b_1)
     return linear(hidden, p.w_2)
 
 
@@ -243,7 +327,9 @@ def _bias_or_zeros(bias: Array | None, d: int, dtype) -> Array:
     return bias if bias is not None else np.zeros(d, dtype)
 
 
-def embed_with_positions(ids: Array, table: Array, config: TransformerConfig) -> Array:
+def embed_with_positions(
+    ids: Array, table: Array, config: TransformerConfig, kernels: Kernels
+) -> Array:
     """X' = Embedding(ids) + PE, (b, n) -> (b, n, d_model)."""
     if ids.size and (ids.min() < 0 or ids.max() >= table.shape[0]):
         raise ValueError("a token id is outside the vocabulary")  # the kernel does not check
@@ -251,7 +337,7 @@ def embed_with_positions(ids: Array, table: Array, config: TransformerConfig) ->
     pe = _positions_table(max(64, 1 << int(n - 1).bit_length()), config.d_model, table.dtype)
     scale = F32(math.sqrt(table.shape[1])) if config.scale_embeddings else F32(1)
     out = np.empty((*ids.shape, table.shape[1]), table.dtype)
-    embed_positions(ids, table, pe, scale, out)
+    kernels.embed_positions(ids, table, pe, scale, out)
     return out
 
 
@@ -263,24 +349,31 @@ def key_keep(ids: Array, config: TransformerConfig) -> Array:
 
 
 def whole_pass(
-    src_ids: Array, tgt_ids: Array, params: TransformerParams, config: TransformerConfig, out
+    src_ids: Array,
+    tgt_ids: Array,
+    params: TransformerParams,
+    config: TransformerConfig,
+    out: Array,
+    kernels: Kernels,
 ) -> None:
     """One shard's forward, its logits written into `out` (b, t, tgt_vocab)."""
-    h, eps = config.n_heads, F32(config.layer_norm_eps)
+    h, eps, k = config.n_heads, F32(config.layer_norm_eps), kernels
     src_keep, tgt_keep = key_keep(src_ids, config), key_keep(tgt_ids, config)
-    x = embed_with_positions(src_ids, params.src_embedding, config)
+    x = embed_with_positions(src_ids, params.src_embedding, config, k)
     for p in params.encoder_layers:
-        x = add_norm(x, *multi_head_attention(x, x, p.self_attn, h, False, src_keep), p.norm1, eps)
-        x = add_norm(x, feed_forward(x, p.ffn), p.ffn.b_2, p.norm2, eps)
+        attn = multi_head_attention(x, x, p.self_attn, h, False, src_keep, k)
+        x = add_norm(x, *attn, p.norm1, eps, k)
+        x = add_norm(x, feed_forward(x, p.ffn, k), p.ffn.b_2, p.norm2, eps, k)
     memory = x
     if params.encoder_norm is not None:
         memory = layer_norm(memory, params.encoder_norm, config.layer_norm_eps)
-    y = embed_with_positions(tgt_ids, params.tgt_embedding, config)
+    y = embed_with_positions(tgt_ids, params.tgt_embedding, config, k)
     for p in params.decoder_layers:
-        y = add_norm(y, *multi_head_attention(y, y, p.self_attn, h, True, tgt_keep), p.norm1, eps)
-        cross = multi_head_attention(y, memory, p.cross_attn, h, False, src_keep)
-        y = add_norm(y, *cross, p.norm2, eps)
-        y = add_norm(y, feed_forward(y, p.ffn), p.ffn.b_2, p.norm3, eps)
+        attn = multi_head_attention(y, y, p.self_attn, h, True, tgt_keep, k)
+        y = add_norm(y, *attn, p.norm1, eps, k)
+        cross = multi_head_attention(y, memory, p.cross_attn, h, False, src_keep, k)
+        y = add_norm(y, *cross, p.norm2, eps, k)
+        y = add_norm(y, feed_forward(y, p.ffn, k), p.ffn.b_2, p.norm3, eps, k)
     if params.decoder_norm is not None:
         y = layer_norm(y, params.decoder_norm, config.layer_norm_eps)
     rows, logits = rows_of(y), rows_of(out)
@@ -298,6 +391,7 @@ def fused_forward(
     params: TransformerParams,
     config: TransformerConfig,
     workers: int | None = None,
+    kernels: Kernels = NUMBA,
 ) -> Array:
     """`engine.forward`'s logits (b, t, tgt_vocab), its elementwise work fused."""
     src_ids, tgt_ids = as_batch(src_ids), as_batch(tgt_ids)
@@ -306,7 +400,7 @@ def fused_forward(
     count = shard_count(b, src_ids.shape[1] + t, config.d_model, workers)
 
     def shard(src: Array, tgt: Array, sequences: Array) -> Array:
-        whole_pass(src, tgt, params, config, logits[sequences[0] : sequences[-1] + 1])
+        whole_pass(src, tgt, params, config, logits[sequences[0] : sequences[-1] + 1], kernels)
         return sequences
 
     map_shards(shard, (src_ids, tgt_ids, np.arange(b)), count)
@@ -340,6 +434,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds (default 9)")
     parser.add_argument("--repeats", type=int, default=3, help="best of this many per round")
+    parser.add_argument(
+        "--no-numexpr", action="store_true", help="leave out the numexpr variant (shorter rounds)"
+    )
     args = parser.parse_args()
 
     b, n, t, vocab = 8, 64, 64, 8000
@@ -349,19 +446,28 @@ def main() -> None:
     src = rng.integers(3, vocab, size=(b, n))
     tgt = rng.integers(3, vocab, size=(b, t))
 
+    with_numexpr = numexpr is not None and not args.no_numexpr
+    variants = {"numba": NUMBA} | ({"numexpr": NUMEXPR} if with_numexpr else {})
+    forwards = {"engine": lambda: forward(src, tgt, params, config)} | {
+        name: lambda kernels=kernels: fused_forward(src, tgt, params, config, kernels=kernels)
+        for name, kernels in variants.items()
+    }
     start = time.perf_counter()
-    fused = fused_forward(src, tgt, params, config)  # compiles every kernel
+    forwards["numba"]()  # compiles every kernel
     first_call = time.perf_counter() - start
-    warm_call = best_of(lambda: fused_forward(src, tgt, params, config), 1)
-    engine = forward(src, tgt, params, config)
-    scale = np.abs(engine).max()
-    difference = np.abs(fused - engine).max()
-    print(f"numba {sys.modules['numba'].__version__}, numpy {np.__version__}")
-    print(
-        f"largest |fused logit - engine logit|: {difference:.2e}"
-        f" ({difference / scale:.1e} of the largest |logit|, {scale:.2f})"
-    )
-    print(f"compile (first call less a warm one): {first_call - warm_call:.1f} s")
+    warm_call = best_of(forwards["numba"], 1)
+    versions = [f"numba {sys.modules['numba'].__version__}", f"numpy {np.__version__}"]
+    if with_numexpr:
+        versions.append(f"numexpr {numexpr.__version__} (1 thread)")
+    print(", ".join(versions))
+    print(f"numba's compile (its first call less a warm one): {first_call - warm_call:.1f} s")
+    expected = forwards["engine"]()
+    for name in variants:
+        difference = np.abs(forwards[name]() - expected).max()
+        print(
+            f"largest |{name} logit - engine logit|: {difference:.2e}"
+            f" ({difference / np.abs(expected).max():.1e} of the largest |logit|)"
+        )
 
     bench = _engine_benchmark()
     flops = bench.forward_flops(config, b, n, t)
@@ -374,44 +480,44 @@ def main() -> None:
             x @ w
 
     raw_flops = reps * 2 * x.shape[0] * x.shape[1] * w.shape[1]
-    runs = {
-        "engine": lambda: forward(src, tgt, params, config),
-        "fused": lambda: fused_forward(src, tgt, params, config),
-        "raw": raw_matmul,
-    }
+    runs = {**forwards, "raw": raw_matmul}
     for run in runs.values():
         run()  # warm-up
     print(f"teacher forcing forward, batch {b}, source {n}, target {t}, {flops / 1e9:.1f} GFLOP;")
     print(f"{args.rounds} interleaved rounds, best of {args.repeats} each; load before: {load()}")
-    print("round  engine ms  fused ms  raw GFLOP/s  engine/raw  fused/raw  saved ms")
-    rows = []
+    columns = [
+        *(f"{name} ms" for name in forwards),
+        "raw GFLOP/s",
+        *(f"{name}/raw" for name in forwards),
+        *(f"{name} saved ms" for name in variants),
+    ]
+    print("round " + " ".join(f"{column:>{len(column) + 2}}" for column in columns))
+    table = []
     for i in range(args.rounds):
         seconds = {name: best_of(run, args.repeats) for name, run in runs.items()}
         raw_rate = raw_flops / seconds["raw"]
-        row = (
-            seconds["engine"] * 1e3,
-            seconds["fused"] * 1e3,
-            raw_rate / 1e9,
-            flops / seconds["engine"] / raw_rate,
-            flops / seconds["fused"] / raw_rate,
-            (seconds["engine"] - seconds["fused"]) * 1e3,
+        table.append(
+            [
+                *(seconds[name] * 1e3 for name in forwards),
+                raw_rate / 1e9,
+                *(flops / seconds[name] / raw_rate * 100 for name in forwards),
+                *((seconds["engine"] - seconds[name]) * 1e3 for name in variants),
+            ]
         )
-        rows.append(row)
-        print(_format_row(f"{i + 1:5d}", row))
-    print(
-        _format_row(
-            "median", tuple(statistics.median(column) for column in zip(*rows, strict=True))
-        )
-    )
+        print(_format_row(f"{i + 1}", columns, table[-1]))
+    medians = [statistics.median(column) for column in zip(*table, strict=True)]
+    print(_format_row("median", columns, medians))
     print(f"load after: {load()}")
 
 
-def _format_row(label: str, row: tuple[float, ...]) -> str:
-    engine_ms, fused_ms, raw, engine_share, fused_share, saved = row
-    return (
-        f"{label:>6} {engine_ms:9.1f} {fused_ms:9.1f} {raw:12.1f} {engine_share:11.0%}"
-        f" {fused_share:10.0%} {saved:9.1f}"
+def _format_row(label: str, columns: list[str], values: list[float]) -> str:
+    cells = (
+        f"{value:>{len(column) + 1}.0f}%"
+        if column.endswith("/raw")
+        else f"{value:>{len(column) + 2}.1f}"
+        for column, value in zip(columns, values, strict=True)
     )
+    return f"{label:>6}" + " ".join(cells)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """The fused forward of benchmarks/fused_reference.py against the engine's own forward, which is
-the independent formulation of the same pass. numba is not a dependency: skipped without it."""
+the independent formulation of the same pass. numba (and numexpr, for its variant) is not a
+dependency: skipped without it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import TransformerConfig, apply_mask, causal_mask, forward, init_params, softmax
+from engine import (
+    LayerNormParams,
+    TransformerConfig,
+    TransformerParams,
+    apply_mask,
+    causal_mask,
+    forward,
+    init_params,
+    softmax,
+)
 
 pytest.importorskip("numba")
 
@@ -35,6 +45,19 @@ def padded_batch(config: TransformerConfig, rng: np.random.Generator):
     return src, tgt
 
 
+def with_random_norms(params: TransformerParams, rng: np.random.Generator) -> TransformerParams:
+    """init_params starts every LayerNorm at gain 1, bias 0, and the output bias at 0, where
+    leaving one out would not show."""
+    layers = [*params.encoder_layers, *params.decoder_layers]
+    norms = [n for layer in layers for n in vars(layer).values() if isinstance(n, LayerNormParams)]
+    for norm in [*norms, params.encoder_norm, params.decoder_norm]:
+        if norm is not None:
+            norm.gain[...] = rng.uniform(0.5, 1.5, norm.gain.shape)
+            norm.bias[...] = rng.uniform(-0.5, 0.5, norm.bias.shape)
+    params.b_out[...] = rng.uniform(-0.5, 0.5, params.b_out.shape)
+    return params
+
+
 @pytest.mark.parametrize(
     "options",
     [
@@ -50,7 +73,10 @@ def padded_batch(config: TransformerConfig, rng: np.random.Generator):
     ids=["paper", "scaled-final-norm-no-attention-bias"],
 )
 @pytest.mark.parametrize("workers", [1, 2])
-def test_the_fused_forward_gives_the_engine_s_logits(fused, options, workers):
+@pytest.mark.parametrize("variant", ["NUMBA", "NUMEXPR"])
+def test_the_fused_forward_gives_the_engine_s_logits(fused, options, workers, variant):
+    if variant == "NUMEXPR":
+        pytest.importorskip("numexpr")
     config = TransformerConfig(
         src_vocab_size=11,
         tgt_vocab_size=13,
@@ -63,10 +89,12 @@ def test_the_fused_forward_gives_the_engine_s_logits(fused, options, workers):
         **options,
     )
     rng = np.random.default_rng(0)
-    params = init_params(config, rng)
+    params = with_random_norms(init_params(config, rng), rng)
     src, tgt = padded_batch(config, rng)
     expected = forward(src, tgt, params, config, workers=workers)
-    logits = fused.fused_forward(src, tgt, params, config, workers=workers)
+    logits = fused.fused_forward(
+        src, tgt, params, config, workers=workers, kernels=getattr(fused, variant)
+    )
     assert logits.dtype == np.float32
     np.testing.assert_allclose(logits, expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
 
