@@ -19,11 +19,11 @@ variant does what numexpr can of the same (it has no fused reductions; see NUMEX
 one numexpr thread.
 
 Prints numba's compile time and the largest difference between each variant's logits and the
-engine's, then interleaved rounds of the engine's forward, each variant and the raw matmul
-reference of benchmarks/engine.py (best of 3 each per round): each forward's ms and its share
-of the raw matmul's throughput, and the time each variant saves, per round and as medians
-(of all rounds, and of the quiet ones, where the raw matmul ran near its best), with the load
-average before and after.
+engine's, then interleaved rounds of the engine's forward, each variant, the forward's matrix
+products alone (the ceiling benchmarks/engine.py reports) and its raw matmul reference (best of
+3 each per round): each one's ms and share of the raw matmul's throughput, and the time each
+variant saves, per round and as medians (of all rounds, and of the quiet ones, where the raw
+matmul ran near its best), with the load average before and after.
 """
 
 from __future__ import annotations
@@ -481,15 +481,17 @@ def main() -> None:
             x @ w
 
     raw_flops = reps * 2 * x.shape[0] * x.shape[1] * w.shape[1]
-    runs = {**forwards, "raw": raw_matmul}
+    # the ceiling of benchmarks/engine.py: the forward's products alone, nothing between them
+    timed = {**forwards, "products": bench.matrix_products_only(params, config, b, n, t)}
+    runs = {**timed, "raw": raw_matmul}
     for run in runs.values():
         run()  # warm-up
     print(f"teacher forcing forward, batch {b}, source {n}, target {t}, {flops / 1e9:.1f} GFLOP;")
     print(f"{args.rounds} interleaved rounds, best of {args.repeats} each; load before: {load()}")
     columns = [
-        *(f"{name} ms" for name in forwards),
+        *(f"{name} ms" for name in timed),
         "raw GFLOP/s",
-        *(f"{name}/raw" for name in forwards),
+        *(f"{name}/raw" for name in timed),
         *(f"{name} saved ms" for name in variants),
     ]
     print("round " + " ".join(f"{column:>{len(column) + 2}}" for column in columns))
@@ -499,9 +501,9 @@ def main() -> None:
         raw_rate = raw_flops / seconds["raw"]
         table.append(
             [
-                *(seconds[name] * 1e3 for name in forwards),
+                *(seconds[name] * 1e3 for name in timed),
                 raw_rate / 1e9,
-                *(flops / seconds[name] / raw_rate * 100 for name in forwards),
+                *(flops / seconds[name] / raw_rate * 100 for name in timed),
                 *((seconds["engine"] - seconds[name]) * 1e3 for name in variants),
             ]
         )
