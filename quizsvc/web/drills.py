@@ -20,10 +20,11 @@ from flask import (
     url_for,
 )
 from flask_login import current_user, login_required
+from markupsafe import Markup
 
 from quizsvc import practice, store
 from quizsvc.bank import DrillQuestion, localize, render_markdown
-from quizsvc.drills import Variant
+from quizsvc.drills import Step, Variant
 from quizsvc.grading import AnswerRejected, Rejection, Tolerance, parse_answer
 from quizsvc.web.context import bank, db
 from quizsvc.web.i18n import (
@@ -499,14 +500,18 @@ def render_variant(
         marks=marks,
         finished=state.finished,
         solved=state.solved,
-        expected=matrix_table(answer) if state.finished else None,
+        expected=matrix_table(
+            answer, region_label=translate("correct_answer") + translate("colon") + answer.name
+        )
+        if state.finished
+        else None,
         solution=[
             {
                 "title": step.title[lang],
                 "text": render_markdown(step.text[lang]),
-                "tensors": [matrix_table(t) for t in step.tensors],
+                "tensors": step_tables(step, number, lang),
             }
-            for step in variant.solution
+            for number, step in enumerate(variant.solution, start=1)
         ]
         if state.finished
         else None,
@@ -551,6 +556,17 @@ def cell_marks(
 def _shown(value: float | str) -> str:
     """A cell value from stored JSON, where infinities are the strings "inf" and "-inf"."""
     return format_number(float(value), 4)
+
+
+def step_tables(step: Step, number: int, lang: str) -> list[Markup]:
+    """A worked solution step's tensors, each box named after the step too: a step shows
+    again what the drill gave (X', W_q), and two regions of one name cannot be told apart."""
+    return [
+        matrix_table(
+            tensor, region_label=f"{number}. {step.title[lang]}{translate('colon')}{tensor.name}"
+        )
+        for tensor in step.tensors
+    ]
 
 
 @bp.get("/variants/<int:variant_id>")

@@ -52,7 +52,7 @@ from quizsvc.selftest import run_selftest
 from quizsvc.store import reports_queries
 from quizsvc.web.auth import account_problem, create_account, instructor_required
 from quizsvc.web.context import bank, db, load_content, state
-from quizsvc.web.drills import cell_names, drill_rules
+from quizsvc.web.drills import cell_names, drill_rules, step_tables
 from quizsvc.web.i18n import (
     localized_variant,
     negotiated_language,
@@ -271,15 +271,23 @@ def _variant_view(question: DrillQuestion, seed: int, lang: str) -> dict[str, An
             "col_labels": answer.col_labels,
             "cell_names": cell_names(answer),
         },
-        "answer": matrix_table(variant.answer),
-        "heatmap": heatmap_svg(variant.heatmap) if variant.heatmap is not None else None,
+        "answer": matrix_table(
+            variant.answer,
+            region_label=translate("correct_answer") + translate("colon") + variant.answer.name,
+        ),
+        "heatmap": heatmap_svg(
+            variant.heatmap,
+            label=translate("heatmap_description", name=variant.heatmap.name),
+        )
+        if variant.heatmap is not None
+        else None,
         "solution": [
             {
                 "title": step.title[lang],
                 "text": Markup(render_markdown(step.text[lang])),
-                "tensors": [matrix_table(t) for t in step.tensors],
+                "tensors": step_tables(step, number, lang),
             }
-            for step in variant.solution
+            for number, step in enumerate(variant.solution, start=1)
         ],
     }
 

@@ -34,34 +34,85 @@ def init_app(app) -> None:
     app.jinja_env.filters["percent"] = format_percent
 
 
-def matrix_table(tensor: Tensor, marks: Sequence[Sequence[str]] | None = None) -> Markup:
+def _cjk_lang(text: str) -> str:
+    """` lang='zh-CN'` for a label written in Chinese (the chapter's tokens, 我 爱 你), so that a
+    screen reader on an English page reads it with a Chinese voice; otherwise nothing (on a
+    Chinese page the attribute only repeats the page's own language)."""
+    wide = any(unicodedata.east_asian_width(c) in ("W", "F") for c in text)
+    return " lang='zh-CN'" if wide else ""
+
+
+def matrix_table(
+    tensor: Tensor,
+    marks: Sequence[Sequence[str]] | None = None,
+    region_label: str | None = None,
+) -> Markup:
     """A labelled table; `marks[r][c]` adds a CSS class per cell (e.g. "right", "wrong").
 
     The table comes in a box of its own that scrolls sideways where the table is wider than
     the page (a vocabulary's worth of columns on a phone), as the WAI pattern for scrollable
-    regions has it: a region named as the table's caption, focusable (tabindex 0) so the
-    keyboard can scroll it too."""
-    head = "".join(f"<th scope='col'>{escape(c)}</th>" for c in tensor.col_labels)
+    regions has it: a region, focusable (tabindex 0) so the keyboard can scroll it too, named
+    as the table's caption, or `region_label` where the page shows the same tensor twice (a
+    page's regions need names of their own to be told apart). The corner above the row
+    headers heads nothing, so it is a plain cell."""
+    head = "".join(f"<th scope='col'{_cjk_lang(c)}>{escape(c)}</th>" for c in tensor.col_labels)
     rows = []
     for r, (label, values) in enumerate(zip(tensor.row_labels, tensor.values, strict=True)):
         cells = []
         for c, value in enumerate(values):
             css = f" class='{escape(marks[r][c])}'" if marks else ""
             cells.append(f"<td{css}>{escape(format_number(value))}</td>")
-        rows.append(f"<tr><th scope='row'>{escape(label)}</th>{''.join(cells)}</tr>")
+        rows.append(
+            f"<tr><th scope='row'{_cjk_lang(label)}>{escape(label)}</th>{''.join(cells)}</tr>"
+        )
     name = escape(tensor.name)
+    region = escape(region_label) if region_label else name
     return Markup(
-        f"<div class='matrix-scroll' role='region' tabindex='0' aria-label='{name}'>"
+        f"<div class='matrix-scroll' role='region' tabindex='0' aria-label='{region}'>"
         f"<table class='matrix'><caption>{name}</caption>"
-        f"<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f"<thead><tr><td></td>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
 
 
-def _heat_colour(weight: float) -> str:
+def _heat_colour(weight: float) -> tuple[int, int, int]:
     """White (0) to deep blue (1)."""
     w = min(max(weight, 0.0), 1.0)
     r, g, b = (round(255 - (255 - t) * w) for t in (33, 102, 172))
-    return f"rgb({r},{g},{b})"
+    return r, g, b
+
+
+def _relative_luminance(rgb: tuple[int, int, int]) -> float:
+    """WCAG 2.1's relative luminance of an sRGB colour."""
+
+    def linear(channel: int) -> float:
+        c = channel / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = map(linear, rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+# Black or white, whichever contrasts more with the cell: at the colour where the two are equal
+# each has sqrt(21) = 4.58 : 1, so every cell's value reaches WCAG AA's 4.5 : 1 (with #111 in
+# place of black that point had 4.35 : 1, and white on mid-blue cells 2.4 : 1).
+_WHITE_INK_BELOW = (1.05 * 0.05) ** 0.5 - 0.05  # luminance where (1.05)/(L+.05) = (L+.05)/.05
+
+
+def _ink(fill: tuple[int, int, int]) -> str:
+    return "#fff" if _relative_luminance(fill) < _WHITE_INK_BELOW else "#000"
+
+
+def _values_text(tensor: Tensor) -> str:
+    """The numbers of a heatmap as text, row by row: what its picture shows, for a screen
+    reader (an image's children are not read)."""
+    return "; ".join(
+        f"{query}: "
+        + ", ".join(
+            f"{key} {format_number(float(v), 2)}"
+            for key, v in zip(tensor.col_labels, row, strict=True)
+        )
+        for query, row in zip(tensor.row_labels, tensor.values, strict=True)
+    )
 
 
 def heatmap_svg(tensor: Tensor, cell: int = 44, label: str = "") -> Markup:
@@ -71,13 +122,14 @@ def heatmap_svg(tensor: Tensor, cell: int = 44, label: str = "") -> Markup:
     what the rows and columns are, in the page's language. Without one, the tensor's name.
     """
     label = label or tensor.name
+    alternative = f"{label} {_values_text(tensor)}"
     rows, cols = tensor.shape
     label_w, label_h = 70, 24
     width, height = label_w + cols * cell, label_h + rows * cell
     parts = [
         f"<svg class='heatmap' xmlns='http://www.w3.org/2000/svg' width='{width}' "
         f"height='{height}' viewBox='0 0 {width} {height}' role='img' "
-        f"aria-label='{escape(label)}'><title>{escape(label)}</title>"
+        f"aria-label='{escape(alternative)}'><title>{escape(label)}</title>"
     ]
     for c, key in enumerate(tensor.col_labels):
         x = label_w + c * cell + cell / 2
@@ -91,12 +143,12 @@ def heatmap_svg(tensor: Tensor, cell: int = 44, label: str = "") -> Markup:
         for c in range(cols):
             value = float(tensor.values[r, c])
             x = label_w + c * cell
-            ink = "#fff" if value > 0.55 else "#111"
+            fill = _heat_colour(value)
             parts.append(
                 f"<rect x='{x}' y='{y}' width='{cell}' height='{cell}' "
-                f"fill='{_heat_colour(value)}' stroke='#ccc'/>"
+                f"fill='rgb({fill[0]},{fill[1]},{fill[2]})' stroke='#ccc'/>"
                 f"<text x='{x + cell / 2}' y='{y + cell / 2 + 5}' text-anchor='middle' "
-                f"fill='{ink}' font-size='12'>{escape(format_number(value, 2))}</text>"
+                f"fill='{_ink(fill)}' font-size='12'>{escape(format_number(value, 2))}</text>"
             )
     parts.append("</svg>")
     return Markup("".join(parts))
@@ -112,6 +164,12 @@ def text_width(text: str, font_size: int = CHART_FONT) -> int:
     a character ("Add & Norm" the widest), and a CJK font draws 1 em a wide character."""
     units = sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
     return math.ceil(units * font_size * 13 / 20)
+
+
+def _with_values(label: str, values: Sequence[str], separator: str = ", ") -> str:
+    """A chart's text alternative: its title and then what it draws, as a screen reader
+    announces it (an image's own text is not read); the tooltip (its title) stays short."""
+    return f"{label}: {separator.join(values)}" if values else label
 
 
 def chart_figure(picture: Markup, caption: str) -> Markup:
@@ -132,10 +190,11 @@ def line_chart_svg(
     left, pad = 44, 12
     inner_w, inner_h = width - left - pad, height - 2 * pad
     middle = pad + inner_h / 2  # the 50 % gridline
+    alternative = _with_values(label, [f"{min(max(p, 0.0), 1.0):.0%}" for p in points])
     parts = [
         f"<svg class='chart' xmlns='http://www.w3.org/2000/svg' width='{width}' "
         f"height='{height}' viewBox='0 0 {width} {height}' role='img' "
-        f"aria-label='{escape(label)}'><title>{escape(label)}</title>"
+        f"aria-label='{escape(alternative)}'><title>{escape(label)}</title>"
         f"<rect x='{left}' y='{pad}' width='{inner_w}' height='{inner_h}' fill='none' "
         f"stroke='#ccc'/>"
         f"<line x1='{left}' y1='{middle:g}' x2='{left + inner_w}' y2='{middle:g}' "
@@ -172,10 +231,12 @@ def bar_chart_svg(bars: Sequence[tuple[str, float]], width: int = 420, label: st
     inner = max(width - label_w - 50, min_track)
     width = label_w + inner + 50
     height = max(len(bars), 1) * row_h + 2 * pad
+    shares = [f"{name} {min(max(value, 0.0), 1.0):.0%}" for name, value in bars]
+    alternative = _with_values(label, shares, separator="; ")
     parts = [
         f"<svg class='chart' xmlns='http://www.w3.org/2000/svg' width='{width}' "
         f"height='{height}' viewBox='0 0 {width} {height}' role='img' "
-        f"aria-label='{escape(label)}'><title>{escape(label)}</title>"
+        f"aria-label='{escape(alternative)}'><title>{escape(label)}</title>"
     ]
     for i, (name, value) in enumerate(bars):
         y = pad + i * row_h

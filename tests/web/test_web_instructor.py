@@ -267,9 +267,9 @@ def test_preview_of_a_drill_shows_the_variant_answer_and_solution_for_a_seed(
     # seed 7 gives the row [2.8, 1.5, 1.8]; softmax by hand: e^2.8 = 16.445,
     # e^1.5 = 4.482, e^1.8 = 6.050, sum 26.976 -> 0.610, 0.166, 0.224
     given = section(variant, '<div class="given">', "</div>")
-    assert [c for c in re.findall(r"<td>([^<]*)</td>", given)] == ["2.8", "1.5", "1.8"]
+    assert [c for c in re.findall(r"<td>([^<]+)</td>", given)] == ["2.8", "1.5", "1.8"]
     expected = section(variant, '<section class="expected">', "</section>")
-    assert re.findall(r"<td>([^<]*)</td>", expected) == ["0.61", "0.166", "0.224"]
+    assert re.findall(r"<td>([^<]+)</td>", expected) == ["0.61", "0.166", "0.224"]
     assert "Worked solution" in variant
     assert "class='heatmap'" in variant  # the attention weights as a heatmap
     assert "Exponentials" in variant and "Normalize" in variant  # the solution's steps
@@ -292,7 +292,7 @@ def test_preview_of_the_score_row_drill_matches_a_hand_computation(browser_for):
     # q0 = [1.4, 0.6, 0.7, 1.3]; K rows [0.5, 1, 1.1, -0.5], [-0.9, -0.3, -0.3, 1.2],
     # [1.3, -1, 0.2, 1.1]; q0·k / √4 = 1.42/2, -0.09/2, 2.79/2
     expected = section(variant, '<section class="expected">', "</section>")
-    assert re.findall(r"<td>([^<]*)</td>", expected) == ["0.71", "−0.045", "1.395"]
+    assert re.findall(r"<td>([^<]+)</td>", expected) == ["0.71", "−0.045", "1.395"]
 
 
 def test_preview_of_a_drill_states_its_rules_params_and_grid_as_the_learner_gets_them(
@@ -924,7 +924,7 @@ def test_a_numeric_question_added_on_disk_can_be_previewed_after_a_reload(
     assert "−2.75" not in public
     solution = section(page.text, '<section class="solution-view">', "</section>")
     # by hand: (1·1 + 2·0)/2 = 0.5, (1·0.5 + 2·(−3))/2 = −2.75
-    assert re.findall(r"<td>([^<]*)</td>", solution) == ["0.5", "−2.75"]
+    assert re.findall(r"<td>([^<]+)</td>", solution) == ["0.5", "−2.75"]
     # the new question is listed with its place in the file
     lines = path.read_text(encoding="utf-8").splitlines()
     line = lines.index("  - id: scaled-dot-products") + 1

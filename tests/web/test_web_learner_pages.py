@@ -370,14 +370,17 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
     assert f'<a href="/variants/{variant_id}">' in history
     assert "(quiz)" not in history and QKV + " " not in history
 
+    titles = ["Mastery per skill (0 to 100 %)", "Your recent scores, oldest first (0 to 100 %)"]
+    # what a screen reader announces for each chart: its title and then what it draws (the
+    # table's mastery per skill, the history's two scores, oldest first)
     charts = re.findall(r"<svg class='chart'[^>]*aria-label='([^']*)'", page)
     assert charts == [
-        "Mastery per skill (0 to 100 %)",
-        "Your recent scores, oldest first (0 to 100 %)",
+        f"{titles[0]}: Q, K and V projections 50%; Add &amp; Norm 50%",
+        f"{titles[1]}: 100%, 100%",
     ]
-    # and the same names shown, as each chart's title above it
+    # and the same titles shown, as each chart's caption above it
     captions = r"<figure class='chart'><figcaption>([^<]*)</figcaption><svg"
-    assert re.findall(captions, page) == charts
+    assert re.findall(captions, page) == titles
     assert re.search(r"<text [^>]*>Add &amp; Norm</text>", page)  # the bar's label
 
     alice.get("/lang/zh")
@@ -386,9 +389,13 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
     assert "改正错误永远不会拉低掌握度" in page
     assert "<td>残差与归一化（Add &amp; Norm）</td>" in page
     assert "Q、K、V 是从哪里算出来的？ (章节测试)" in text_of(page)
+    titles = ["各技能掌握度（0–100%）", "最近得分（从早到晚，0–100%）"]
     charts = re.findall(r"<svg class='chart'[^>]*aria-label='([^']*)'", page)
-    assert charts == ["各技能掌握度（0–100%）", "最近得分（从早到晚，0–100%）"]
-    assert re.findall(captions, page) == charts
+    assert charts == [
+        f"{titles[0]}: Q、K、V 投影 50%; 残差与归一化（Add &amp; Norm） 50%",
+        f"{titles[1]}: 100%, 100%",
+    ]
+    assert re.findall(captions, page) == titles
 
 
 # --- the chapter quiz -------------------------------------------------------------------
@@ -442,8 +449,15 @@ def test_a_heatmap_says_what_its_rows_and_columns_are_in_the_page_language(brows
     solve(alice, sessions, "alice", variant_id)
     page = alice.get(f"/variants/{variant_id}").text
     label = first(r"<svg class='heatmap'[^>]*aria-label='([^']*)'", page)
-    assert label.startswith("Attention weights A: one row per query, one column per key")
-    assert f"<title>{label}</title>" in page
+    title = first(r"<svg class='heatmap'.*?<title>([^<]*)</title>", page)
+    assert title.startswith("Attention weights A: one row per query, one column per key")
+    # the picture's text alternative: its title, then its one row of softmax weights, each
+    # key with its weight to two decimals (the three add up to 1, less their rounding)
+    values = re.fullmatch(
+        re.escape(title) + r" weight: 我 (0\.\d+), 爱 (0\.\d+), 你 (0\.\d+)", label
+    )
+    assert values, label
+    assert abs(sum(map(float, values.groups())) - 1) <= 0.015
     alice.get("/lang/zh")
     page = alice.get(f"/variants/{variant_id}").text
     label = first(r"<svg class='heatmap'[^>]*aria-label='([^']*)'", page)
@@ -475,7 +489,7 @@ def test_a_drills_tables_are_labelled_in_the_page_language(browser_for):
     page = alice.get(f"/variants/{start(alice, 'drill-softmax-row')}").text
     # the given row of scores, and the answer's row: weights, not scores
     assert "<caption>分数</caption>" in page
-    assert "<th scope='row'>分数</th>" in page
+    assert "<th scope='row' lang='zh-CN'>分数</th>" in page
     assert re.search(r'<th scope="row"[^>]*>权重</th>', page), "the grid's row header"
     assert "权重, 我" in page  # a cell's name
     alice.get("/lang/en")

@@ -68,17 +68,30 @@ def test_a_matrix_table_labels_rows_and_columns_and_marks_cells():
     table = str(matrix_table(tensor, marks=[["right", "wrong"], ["wrong", "right"]]))
     assert table == (
         # a box of its own, which scrolls sideways where the table is wider than the page:
-        # focusable, and named as the table's caption
+        # focusable, and named as the table's caption; the corner heads nothing, so it is a
+        # plain cell; a Chinese label says so (a screen reader reads it in a Chinese voice)
         "<div class='matrix-scroll' role='region' tabindex='0' aria-label='S &lt;x&gt;'>"
         "<table class='matrix'><caption>S &lt;x&gt;</caption>"
-        "<thead><tr><th></th><th scope='col'>k1</th><th scope='col'>&lt;k2&gt;</th></tr></thead>"
+        "<thead><tr><td></td><th scope='col'>k1</th><th scope='col'>&lt;k2&gt;</th></tr></thead>"
         "<tbody>"
-        "<tr><th scope='row'>我</th><td class='right'>0.5</td><td class='wrong'>−∞</td></tr>"
+        "<tr><th scope='row' lang='zh-CN'>我</th>"
+        "<td class='right'>0.5</td><td class='wrong'>−∞</td></tr>"
         "<tr><th scope='row'>a&amp;b</th><td class='wrong'>2</td><td class='right'>0.25</td></tr>"
         "</tbody></table></div>"
     )
     unmarked = str(matrix_table(tensor))
     assert "class='right'" not in unmarked and "<td>0.5</td><td>−∞</td>" in unmarked
+
+
+def test_a_matrix_tables_box_can_be_named_apart_from_its_caption():
+    # a page that shows a tensor twice (the answer, and a solution step) names each box
+    table = matrix_table(Tensor("A", [[1.0]], ("你",), ("爱 d0",)), region_label="Step 2: A")
+    root = ET.fromstring(str(table))
+    assert (root.get("aria-label"), root.find("table/caption").text) == ("Step 2: A", "A")
+    assert root.find("table/thead/tr/th").get("lang") == "zh-CN"  # a label with Chinese in it
+    assert root.find("table/tbody/tr/th").get("lang") == "zh-CN"
+    plain = ET.fromstring(str(matrix_table(Tensor("A", [[1.0]], ("q0",), ("d0",)))))
+    assert plain.find("table/tbody/tr/th").get("lang") is None
 
 
 def test_a_matrix_tables_box_is_named_by_the_caption_with_its_quotes_escaped():
@@ -100,7 +113,11 @@ def test_a_heatmap_is_a_grid_of_squares_with_the_weight_as_colour_and_text():
     # 70 + 3 * 44 wide, 24 + 2 * 44 high
     assert (root.get("width"), root.get("height")) == ("202", "112")
     assert root.get("viewBox") == "0 0 202 112"
-    assert root.get("aria-label") == "rows: queries <i>"  # escaped in the markup, read back
+    # what a screen reader announces (an image's own text is not read): the label, then each
+    # query's row of weights; the tooltip (title) is the label alone; escaped, read back
+    assert root.get("aria-label") == (
+        "rows: queries <i> q0: k0 0, k1 1, k2 0.1; q1: k0 0.55, k1 0.56, k2 1.7"
+    )
     assert root.find(f"{SVG}title").text == "rows: queries <i>"
 
     texts = children(root, "text")
@@ -127,19 +144,54 @@ def test_a_heatmap_is_a_grid_of_squares_with_the_weight_as_colour_and_text():
         ("64", "95.0", "q1"),
     ]
     values = [t for t in texts if t.get("font-size") == "12"]
+    # black ink, except on the darkest blue: white on (33, 102, 172) is 5.9 : 1, black 3.6 : 1;
+    # on the 0.55 and 0.56 blues white is only 2.4 : 1, black 8.8 : 1
     assert [(t.get("x"), t.get("y"), t.text, t.get("fill")) for t in values] == [
-        ("92.0", "51.0", "0", "#111"),
+        ("92.0", "51.0", "0", "#000"),
         ("136.0", "51.0", "1", "#fff"),
-        ("180.0", "51.0", "0.1", "#111"),
-        ("92.0", "95.0", "0.55", "#111"),  # white ink only above 0.55
-        ("136.0", "95.0", "0.56", "#fff"),
+        ("180.0", "51.0", "0.1", "#000"),
+        ("92.0", "95.0", "0.55", "#000"),
+        ("136.0", "95.0", "0.56", "#000"),
         ("180.0", "95.0", "1.7", "#fff"),
     ]
 
 
+def contrast(one: str, other: str) -> float:
+    """WCAG 2.1's contrast ratio of two colours written as "#rgb" or "rgb(r,g,b)"."""
+
+    def luminance(colour: str) -> float:
+        if colour.startswith("#"):
+            channels = [int(c * 2, 16) for c in colour[1:]]
+        else:
+            channels = [int(c) for c in colour[4:-1].split(",")]
+        srgb = [c / 255 for c in channels]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in srgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    lighter, darker = sorted((luminance(one), luminance(other)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def test_contrast_is_computed_as_wcag_defines_it():
+    # the published figures: black on white 21 : 1, #777 on white 4.48 : 1
+    assert contrast("#000", "#fff") == pytest.approx(21)
+    assert contrast("#777", "#fff") == pytest.approx(4.48, abs=0.01)
+
+
+def test_every_heatmap_value_is_legible_on_its_square_at_wcag_aa():
+    weights = [[i / 100 for i in range(101)]]
+    root = svg(heatmap_svg(Tensor("w", weights, ("q",), tuple(f"k{i}" for i in range(101)))))
+    squares = [r.get("fill") for r in children(root, "rect")]
+    inks = [t.get("fill") for t in children(root, "text") if t.get("font-size") == "12"]
+    assert len(squares) == len(inks) == 101
+    ratios = [contrast(square, ink) for square, ink in zip(squares, inks, strict=True)]
+    # 4.5 : 1 for text of 12 px; where black and white would be equal, each has sqrt(21)
+    assert min(ratios) >= 4.5, min(ratios)
+
+
 def test_a_heatmap_without_a_label_is_announced_by_the_tensors_name():
     root = svg(heatmap_svg(Tensor("A & B", [[1.0]], ("q",), ("k",)), cell=10))
-    assert root.get("aria-label") == "A & B"
+    assert root.get("aria-label") == "A & B q: k 1"
     assert (root.get("width"), root.get("height")) == ("80", "34")
 
 
@@ -152,10 +204,11 @@ def points_of(root: ET.Element) -> list[tuple[str, str]]:
 
 def test_a_line_chart_spreads_the_scores_over_the_width_with_100_percent_at_the_top():
     root = svg(line_chart_svg([0.0, 1.0, 0.5], label="mastery"))
+    # announced with its scores, oldest first (an image's own text is not read)
     assert (root.get("width"), root.get("height"), root.get("aria-label")) == (
         "420",
         "140",
-        "mastery",
+        "mastery: 0%, 100%, 50%",
     )
     assert root.get("viewBox") == "0 0 420 140"  # what lets the page scale it down
     assert root.find(f"{SVG}title").text == "mastery"
@@ -190,6 +243,7 @@ def test_a_line_chart_clamps_scores_to_0_and_1_and_draws_one_point_at_the_left()
 
 
 def test_a_line_chart_without_scores_is_an_empty_frame_with_its_axis():
+    assert svg(line_chart_svg([], label="scores")).get("aria-label") == "scores"
     root = svg(line_chart_svg([]))
     assert root.find(f"{SVG}polyline") is None and not children(root, "circle")
     assert len(children(root, "rect")) == 1
@@ -223,7 +277,11 @@ def test_the_width_allowed_for_a_label_counts_cjk_characters_double(text, font_s
 
 
 def test_a_bar_chart_draws_each_share_of_the_track_with_its_percentage():
-    root = svg(bar_chart_svg([("attention <1>", 0.25), ("ffn", 1.2), ("masks", -0.1)]))
+    bars = [("attention <1>", 0.25), ("ffn", 1.2), ("masks", -0.1)]
+    root = svg(bar_chart_svg(bars, label="mastery"))
+    # announced with each bar's label and share (clamped to 0..100 %, as drawn)
+    assert root.get("aria-label") == "mastery: attention <1> 25%; ffn 100%; masks 0%"
+    assert root.find(f"{SVG}title").text == "mastery"
     # 3 rows of 22 px plus 4 px padding above and below
     assert (root.get("width"), root.get("height")) == ("420", "74")
     assert root.get("viewBox") == "0 0 420 74"

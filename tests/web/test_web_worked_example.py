@@ -25,7 +25,7 @@ def test_the_worked_example_page_shows_true_values_and_the_chapters_misprints(br
     assert "Q Kᵀ / √d_k [0, 0]" not in text
     assert text.count("<svg class='heatmap'") == 2  # softmax weights, and after masking
     # X's dimensions headed d0 .. d3, as the drills head them
-    x_table = re.search(r"<caption>X</caption><thead><tr><th></th>(.*?)</tr>", text).group(1)
+    x_table = re.search(r"<caption>X</caption><thead><tr><td></td>(.*?)</tr>", text).group(1)
     assert re.findall(r"<th scope='col'>([^<]*)</th>", x_table) == ["d0", "d1", "d2", "d3"]
 
 
