@@ -6,34 +6,14 @@ from __future__ import annotations
 
 import re
 import shutil
-from pathlib import Path
 
 import pytest
-from browser_helpers import login
+from browser_helpers import MASKED_SCORES, REPO, login
 
 try:
     from playwright.sync_api import expect
 except ImportError:  # the `chromium` fixture skips (or fails under CI) with the reason
     expect = None
-
-REPO = Path(__file__).resolve().parents[2]
-
-MASKED_SCORES = """\
-questions:
-  - id: masked-scores
-    type: numeric
-    tags: [masking]
-    prompt:
-      zh: 写出掩码后的 2×2 分数矩阵。
-      en: Write down the 2×2 score matrix after masking.
-    answer:
-      - [2.0, "-inf"]
-      - [2.7, 2.89]
-    tolerance: {atol: 0.005, rtol: 0}
-    explanation:
-      zh: j > i 的位置设为 -∞。
-      en: Positions with j > i are set to -∞.
-"""
 
 
 @pytest.fixture(scope="module")
