@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import uuid
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_required
 
 from engine.chapter import errata
@@ -128,7 +128,18 @@ def numeric_feedback(question: NumericQuestion, answer: store.AnsweredQuestion) 
     return feedback
 
 
-def render_chapter(chapter_id: str, errors: dict[str, str] | None = None, status: int = 200):
+# the question answered by the POST that redirected here: its result takes the keyboard's focus
+# once, as a drill's result does (without it the focus stays at the top of the page, or the
+# next Tab goes past the result into the next question)
+_JUST_ANSWERED = "chapter_just_answered"
+
+
+def render_chapter(
+    chapter_id: str,
+    errors: dict[str, str] | None = None,
+    status: int = 200,
+    focus_result: str | None = None,
+):
     lang = negotiated_language()
     store.begin_read_only(db())
     answered = store.latest_quiz_answers(db(), current_user.id)
@@ -153,6 +164,7 @@ def render_chapter(chapter_id: str, errors: dict[str, str] | None = None, status
         items=items,
         errors=errors or {},
         lang=lang,
+        focus_result=focus_result,
     ), status
 
 
@@ -191,7 +203,7 @@ def worked_example():
 @bp.get("/chapters/<chapter_id>")
 @login_required
 def chapter(chapter_id: str):
-    return render_chapter(chapter_id)
+    return render_chapter(chapter_id, focus_result=session.pop(_JUST_ANSWERED, None))
 
 
 @bp.post("/chapters/<chapter_id>/questions/<question_id>")
@@ -221,6 +233,7 @@ def answer(chapter_id: str, question_id: str):
         # already answered (a conflict is an old form, e.g. after the back button, sent
         # with another choice): the page shows the recorded answer and the key
         db().rollback()
+    session[_JUST_ANSWERED] = question_id
     return redirect(url_for("quiz.chapter", chapter_id=chapter_id, _anchor=f"q-{question_id}"))
 
 

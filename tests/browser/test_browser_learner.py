@@ -228,6 +228,26 @@ def test_a_rejected_quiz_answer_opens_at_its_question_and_error(page, student):
     expect(page.locator("#q-masked-self-attention h2")).to_be_in_viewport()
 
 
+def test_an_answered_questions_result_takes_the_focus_once(page, student):
+    login(page, student)
+    # the last question, an open one: the focus used to stay at the top of the page
+    last = page.locator("#q-why-multi-head")
+    last.locator("textarea[name=text]").fill("Each head attends in a subspace of its own.")
+    last.get_by_role("button", name="Submit").click()
+    expect(last.locator(".result")).to_be_focused()
+    expect(last.locator(".result .pending")).to_have_text("Waiting for an instructor's review.")
+    # the first: from its result, the next Tab goes on into the second question
+    first = page.locator("#q-qkv-origin")
+    first.locator("input[name=choice][value=B]").check()
+    first.get_by_role("button", name="Submit").click()
+    expect(first.locator(".result")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("#q-scaling-by-sqrt-dk input[name=choice]").first).to_be_focused()
+    # the page opened again (a reload, a link from the progress page) leaves the focus be
+    page.reload()
+    expect(first.locator(".result")).not_to_be_focused()
+
+
 def test_a_paste_box_error_is_the_boxs_and_the_grid_is_never_ignored(page, live_server, student):
     login(page, student)
     variant_id = start_drill(page, "score_row")  # a 1 x 3 grid
