@@ -32,14 +32,16 @@ def format_percent(score: float) -> str:
 
 def init_app(app) -> None:
     app.jinja_env.filters["percent"] = format_percent
+    app.jinja_env.filters["chinese_lang"] = chinese_lang
 
 
-def _cjk_lang(text: str) -> str:
-    """` lang='zh-CN'` for a label written in Chinese (the chapter's tokens, 我 爱 你), so that a
+def chinese_lang(text: str) -> Markup:
+    """` lang='zh-CN'` for a label with Chinese in it (the chapter's tokens, 我 爱 你), so that a
     screen reader on an English page reads it with a Chinese voice; otherwise nothing (on a
-    Chinese page the attribute only repeats the page's own language)."""
+    Chinese page the attribute only repeats the page's own language). Templates have it as
+    the `chinese_lang` filter, for a header's attributes."""
     wide = any(unicodedata.east_asian_width(c) in ("W", "F") for c in text)
-    return " lang='zh-CN'" if wide else ""
+    return Markup(" lang='zh-CN'" if wide else "")
 
 
 def matrix_table(
@@ -55,7 +57,7 @@ def matrix_table(
     as the table's caption, or `region_label` where the page shows the same tensor twice (a
     page's regions need names of their own to be told apart). The corner above the row
     headers heads nothing, so it is a plain cell."""
-    head = "".join(f"<th scope='col'{_cjk_lang(c)}>{escape(c)}</th>" for c in tensor.col_labels)
+    head = "".join(f"<th scope='col'{chinese_lang(c)}>{escape(c)}</th>" for c in tensor.col_labels)
     rows = []
     for r, (label, values) in enumerate(zip(tensor.row_labels, tensor.values, strict=True)):
         cells = []
@@ -63,7 +65,7 @@ def matrix_table(
             css = f" class='{escape(marks[r][c])}'" if marks else ""
             cells.append(f"<td{css}>{escape(format_number(value))}</td>")
         rows.append(
-            f"<tr><th scope='row'{_cjk_lang(label)}>{escape(label)}</th>{''.join(cells)}</tr>"
+            f"<tr><th scope='row'{chinese_lang(label)}>{escape(label)}</th>{''.join(cells)}</tr>"
         )
     name = escape(tensor.name)
     region = escape(region_label) if region_label else name

@@ -320,7 +320,7 @@ def test_preview_of_a_drill_states_its_rules_params_and_grid_as_the_learner_gets
     # the answer's grid, empty and disabled, headed as on the drill page: one row of
     # weights over the three words of the given scores
     grid = section(variant, '<section class="learner-grid" id="learner-grid">', "</section>")
-    assert re.findall(r'<th scope="col">(.*?)</th>', grid) == ["我", "爱", "你"]
+    assert re.findall(r'<th scope="col" lang=\'zh-CN\'>(.*?)</th>', grid) == ["我", "爱", "你"]
     assert re.findall(r'<th scope="row">(.*?)</th>', grid) == ["weight"]
     assert re.findall(r'<input class="cell" size="7" disabled aria-label="([^"]+)">', grid) == [
         "weight, 我",

@@ -495,3 +495,13 @@ def test_a_drills_tables_are_labelled_in_the_page_language(browser_for):
     alice.get("/lang/en")
     page = alice.get(f"/variants/{start(alice, 'drill-softmax-row')}").text
     assert "<caption>scores</caption>" in page and "weight, 我" in page
+    # on the English page the chapter's tokens say they are Chinese, in the given tensor's
+    # table and in the answer grid alike; an English label does not
+    grid = first(r'<table class="matrix grid">(.*?)</table>', page)
+    assert re.findall(r"<th scope=\"col\"([^>]*)>([^<]*)</th>", grid) == [
+        (" lang='zh-CN'", "我"),
+        (" lang='zh-CN'", "爱"),
+        (" lang='zh-CN'", "你"),
+    ]
+    assert re.search(r'<th scope="row">weight</th>', grid)
+    assert "<th scope='col' lang='zh-CN'>我</th>" in page
