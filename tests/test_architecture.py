@@ -10,17 +10,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def imported_modules(package: Path) -> dict[str, set[str]]:
+    """Each file of `package` (or the one file) with the modules it imports (`imports_of`)."""
     assert package.exists(), package
-    found = {}
-    for path in [package] if package.is_file() else package.rglob("*.py"):
-        names = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names |= {alias.name for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names.add(node.module)
-        found[str(path.relative_to(ROOT))] = names
-    return found
+    paths = [package] if package.is_file() else package.rglob("*.py")
+    return {str(path.relative_to(ROOT)): imports_of(path) for path in paths}
 
 
 def test_engine_imports_numpy_and_the_standard_library_only():
