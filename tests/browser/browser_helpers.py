@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
+import uuid
 from pathlib import Path
+
+from quizsvc import practice, store
+from quizsvc.bank import DrillQuestion
 
 PASSWORD = "correct horse battery"  # every user the browser tests create
 REPO = Path(__file__).resolve().parents[2]
@@ -35,3 +39,48 @@ def login(page, name: str) -> None:
     page.fill("input[name=password]", PASSWORD)
     page.click("form.login button[type=submit]")
     page.wait_for_url(re.compile(r"/chapters/transformer-by-hand$|/instructor/$"))
+
+
+def work_through_the_course(live_server, prefix: str, unfinished: str | None = None) -> dict:
+    """An instructor, and a student who answered every chapter question (a choice one with B,
+    an open one left awaiting review, a numeric one with MASKED_SCORES's matrix) and started
+    every drill, solving each but `unfinished`: the pages with the most on them.
+
+    Returns the two user names ("student", "instructor"), the student's "id", the drill
+    variants by question id ("variants") and the first open answer awaiting review ("review").
+    """
+    student, teacher = (
+        f"{prefix}-{uuid.uuid4().hex[:8]}",
+        f"{prefix}-teacher-{uuid.uuid4().hex[:8]}",
+    )
+    bank = live_server.app.extensions["quizsvc"].bank
+    variants = {}
+    with live_server.sessions() as session:
+        store.create_user(session, name=teacher, role="instructor", password=PASSWORD)
+        learner = store.create_user(session, name=student, role="student", password=PASSWORD).id
+        for question in bank.questions.values():
+            key = uuid.uuid4().hex
+            if question.type in ("single_choice", "multiple_choice"):
+                practice.answer_question(session, bank, learner, question.id, key, ["B"])
+            elif question.type == "open":
+                text = "The true target, in parallel; each head its own weights."
+                practice.answer_question(session, bank, learner, question.id, key, text=text)
+            elif question.type == "numeric":
+                practice.answer_question(
+                    session, bank, learner, question.id, key, text="2 -inf; 2.7 2.5"
+                )
+            elif isinstance(question, DrillQuestion):
+                issued = practice.start_drill(session, bank, learner, question.id, seed=7)
+                variants[question.id] = issued.id
+                if question.id != unfinished:
+                    answer = practice.drill_state(session, learner, issued.id).variant.answer
+                    text = "\n".join(" ".join(f"{v:.4f}" for v in row) for row in answer.values)
+                    practice.submit_drill(session, learner, issued.id, text, key)
+        review = store.answers_awaiting_review(session)[0].answer_id
+    return {
+        "student": student,
+        "instructor": teacher,
+        "id": learner,
+        "variants": variants,
+        "review": review,
+    }

@@ -18,10 +18,9 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
-from browser_helpers import MASKED_SCORES, PASSWORD, REPO, login
+from browser_helpers import MASKED_SCORES, PASSWORD, REPO, login, work_through_the_course
 
 from quizsvc import practice, store
-from quizsvc.bank import DrillQuestion
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -51,18 +50,8 @@ def app_config(tmp_path_factory) -> dict:
 def course(live_server) -> dict:
     """An instructor; a student who answered every chapter question (an open one awaiting
     review) and finished every drill; and enough other students for a second page of them."""
-    busy, teacher = f"busy-{uuid.uuid4().hex[:8]}", f"teacher-{uuid.uuid4().hex[:8]}"
-    bank = live_server.app.extensions["quizsvc"].bank
+    course = work_through_the_course(live_server, "busy")
     with live_server.sessions() as session:
-        store.create_user(session, name=teacher, role="instructor", password=PASSWORD)
-        learner = store.create_user(session, name=busy, role="student", password=PASSWORD).id
-        answer_every_question(session, bank, learner)
-        for question in bank.questions.values():
-            if isinstance(question, DrillQuestion):
-                issued = practice.start_drill(session, bank, learner, question.id, seed=7)
-                answer = practice.drill_state(session, learner, issued.id).variant.answer
-                text = "\n".join(" ".join(f"{v:.4f}" for v in row) for row in answer.values)
-                practice.submit_drill(session, learner, issued.id, text, uuid.uuid4().hex)
         # users straight into the table with one hash: 51 scrypt hashes would cost seconds
         password_hash = store.hash_password(PASSWORD)
         now = datetime.now(UTC)
@@ -77,22 +66,7 @@ def course(live_server) -> dict:
             for i in range(51)
         )
         session.commit()
-        waiting = store.answers_awaiting_review(session)[0].answer_id
-    return {"student": busy, "instructor": teacher, "id": learner, "review": waiting}
-
-
-def answer_every_question(session, bank, learner: int) -> None:
-    for question in bank.questions.values():
-        key = uuid.uuid4().hex
-        if question.type in ("single_choice", "multiple_choice"):
-            practice.answer_question(session, bank, learner, question.id, key, ["B"])
-        elif question.type == "open":
-            text = "The true target, in parallel; each head its own weights."
-            practice.answer_question(session, bank, learner, question.id, key, text=text)
-        elif question.type == "numeric":
-            practice.answer_question(
-                session, bank, learner, question.id, key, text="2 -inf; 2.7 2.5"
-            )
+    return course
 
 
 @pytest.fixture(scope="module")

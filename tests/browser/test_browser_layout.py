@@ -9,11 +9,10 @@ import re
 import uuid
 
 import pytest
-from browser_helpers import PASSWORD, login
+from browser_helpers import PASSWORD, login, work_through_the_course
 from sqlalchemy import select
 
 from quizsvc import practice, store
-from quizsvc.bank import DrillQuestion
 
 try:
     from playwright.sync_api import expect
@@ -26,32 +25,7 @@ UNFINISHED = "drill-multi-head"  # its answer grid stays on the page
 
 @pytest.fixture(scope="module")
 def worked(live_server) -> dict:
-    """A student who answered every chapter question and every drill (all but one solved),
-    and an instructor: the pages with the most on them."""
-    name, teacher = f"busy-{uuid.uuid4().hex[:8]}", f"teacher-{uuid.uuid4().hex[:8]}"
-    bank = live_server.app.extensions["quizsvc"].bank
-    variants = {}
-    with live_server.sessions() as session:
-        store.create_user(session, name=name, role="student", password=PASSWORD)
-        store.create_user(session, name=teacher, role="instructor", password=PASSWORD)
-        learner = session.scalar(select(store.User.id).where(store.User.name == name))
-        for question in bank.questions.values():
-            key = uuid.uuid4().hex
-            if not isinstance(question, DrillQuestion):
-                kind = question.type
-                if kind in ("single_choice", "multiple_choice"):
-                    practice.answer_question(session, bank, learner, question.id, key, ["B"])
-                elif kind == "open":
-                    text = "The true target, in parallel; each head its own weights."
-                    practice.answer_question(session, bank, learner, question.id, key, text=text)
-                continue
-            issued = practice.start_drill(session, bank, learner, question.id, seed=7)
-            variants[question.id] = issued.id
-            if question.id != UNFINISHED:
-                answer = practice.drill_state(session, learner, issued.id).variant.answer
-                text = "\n".join(" ".join(f"{v:.4f}" for v in row) for row in answer.values)
-                practice.submit_drill(session, learner, issued.id, text, key)
-    return {"student": name, "instructor": teacher, "id": learner, "variants": variants}
+    return work_through_the_course(live_server, "busy", unfinished=UNFINISHED)
 
 
 def page_width(page) -> int:

@@ -4,14 +4,8 @@ without the browser reporting a violation of the policy on the console."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
-from browser_helpers import PASSWORD, login
-from sqlalchemy import select
-
-from quizsvc import practice, store
-from quizsvc.bank import DrillQuestion
+from browser_helpers import login, work_through_the_course
 
 UNFINISHED = "drill-multi-head"  # its answer grid (and drill.js) stays on the page
 
@@ -23,41 +17,7 @@ def app_config() -> dict[str, object]:
 
 @pytest.fixture(scope="module")
 def worked(live_server) -> dict:
-    """A student who answered every chapter question and every drill (all but one solved),
-    and an instructor."""
-    name, teacher = f"csp-{uuid.uuid4().hex[:8]}", f"csp-teacher-{uuid.uuid4().hex[:8]}"
-    bank = live_server.app.extensions["quizsvc"].bank
-    variants = {}
-    with live_server.sessions() as session:
-        store.create_user(session, name=name, role="student", password=PASSWORD)
-        store.create_user(session, name=teacher, role="instructor", password=PASSWORD)
-        learner = session.scalar(select(store.User.id).where(store.User.name == name))
-        for question in bank.questions.values():
-            key = uuid.uuid4().hex
-            if not isinstance(question, DrillQuestion):
-                if question.type in ("single_choice", "multiple_choice"):
-                    practice.answer_question(session, bank, learner, question.id, key, ["B"])
-                elif question.type == "open":
-                    practice.answer_question(session, bank, learner, question.id, key, text="x")
-                continue
-            issued = practice.start_drill(session, bank, learner, question.id, seed=7)
-            variants[question.id] = issued.id
-            if question.id != UNFINISHED:
-                answer = practice.drill_state(session, learner, issued.id).variant.answer
-                text = "\n".join(" ".join(repr(float(v)) for v in row) for row in answer.values)
-                practice.submit_drill(session, learner, issued.id, text, key)
-        open_answer = session.scalar(
-            select(store.QuizAnswer.id).where(
-                store.QuizAnswer.learner_id == learner, store.QuizAnswer.text.is_not(None)
-            )
-        )
-    return {
-        "student": name,
-        "instructor": teacher,
-        "id": learner,
-        "variants": variants,
-        "open_answer": open_answer,
-    }
+    return work_through_the_course(live_server, "csp", unfinished=UNFINISHED)
 
 
 def csp_violations(page) -> list[str]:
@@ -113,7 +73,7 @@ def test_no_page_breaks_the_content_security_policy(page, worked):
         "/instructor/preview?question=why-multi-head",
         "/instructor/selftest",
         "/instructor/reviews",
-        f"/instructor/reviews/{worked['open_answer']}",
+        f"/instructor/reviews/{worked['review']}",
         "/instructor/students",
         f"/instructor/students/{student}",
         f"/instructor/students/{student}/report",
