@@ -35,10 +35,6 @@ class FoundLoginSession:
     user: User
     ended_by: str | None
 
-    @property
-    def is_live(self) -> bool:
-        return self.ended_by is None
-
 
 def begin_login_session(
     session: Session,
