@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 # Run as a script, this file's folder heads sys.path and this file would shadow the package.
@@ -60,6 +61,22 @@ def forward_flops(config: TransformerConfig, b: int, n: int, t: int) -> float:
     return (
         config.n_encoder_layers * encoder_layer + config.n_decoder_layers * decoder_layer + output
     )
+
+
+def raw_matmul_reference(
+    config: TransformerConfig, rows: int, flops: float, rng: np.random.Generator
+) -> tuple[Callable[[], None], float]:
+    """The raw reference: one (rows, d_model) x (d_model, d_ff) float32 matmul with random
+    inputs, repeated to about `flops`. Returns the function to time and the FLOPs it does."""
+    x = rng.standard_normal((rows, config.d_model)).astype(np.float32)
+    w = rng.standard_normal((config.d_model, config.d_ff)).astype(np.float32)
+    reps = max(1, round(flops / (2 * rows * config.d_model * config.d_ff)))
+
+    def raw_matmul() -> None:
+        for _ in range(reps):
+            x @ w
+
+    return raw_matmul, reps * 2 * rows * config.d_model * config.d_ff
 
 
 def matrix_products_only(
@@ -122,18 +139,9 @@ def main() -> None:
     flops = forward_flops(config, b, n, t)
     engine_s = best_time(lambda: forward(src, tgt, params, config), repeats)
     whole_s = best_time(lambda: forward(src, tgt, params, config, workers=1), repeats)
-    # the raw reference: one (b*t, d_model) x (d_model, d_ff) float32 matmul, repeated to the
-    # same FLOP count
-    x = rng.standard_normal((b * t, config.d_model)).astype(np.float32)
-    w = rng.standard_normal((config.d_model, config.d_ff)).astype(np.float32)
-    reps = max(1, round(flops / (2 * x.shape[0] * x.shape[1] * w.shape[1])))
-
-    def raw_matmul():
-        for _ in range(reps):
-            x @ w
-
+    raw_matmul, raw_flops = raw_matmul_reference(config, b * t, flops, rng)
     raw_s = best_time(raw_matmul, repeats)
-    raw_gflops = reps * 2 * x.shape[0] * x.shape[1] * w.shape[1] / raw_s / 1e9
+    raw_gflops = raw_flops / raw_s / 1e9
     engine_gflops = flops / engine_s / 1e9
     products_s = best_time(matrix_products_only(params, config, b, n, t), repeats)
     products_gflops = flops / products_s / 1e9

@@ -472,15 +472,7 @@ def main() -> None:
 
     bench = _engine_benchmark()
     flops = bench.forward_flops(config, b, n, t)
-    x = rng.standard_normal((b * t, config.d_model)).astype(np.float32)
-    w = rng.standard_normal((config.d_model, config.d_ff)).astype(np.float32)
-    reps = max(1, round(flops / (2 * x.shape[0] * x.shape[1] * w.shape[1])))
-
-    def raw_matmul():
-        for _ in range(reps):
-            x @ w
-
-    raw_flops = reps * 2 * x.shape[0] * x.shape[1] * w.shape[1]
+    raw_matmul, raw_flops = bench.raw_matmul_reference(config, b * t, flops, rng)
     # the ceiling of benchmarks/engine.py: the forward's products alone, nothing between them
     timed = {**forwards, "products": bench.matrix_products_only(params, config, b, n, t)}
     runs = {**timed, "raw": raw_matmul}
