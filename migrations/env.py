@@ -1,8 +1,9 @@
 """Alembic environment for quizsvc's store (``quizsvc/store/models.py``).
 
 The URL comes from ``config.attributes["database_url"]`` when run through
-``quizsvc.store.migrate`` (``quizsvc db upgrade``), else from ``DATABASE_URL`` or the
-default SQLite file, as for the application.  The engine is the application's own
+``quizsvc.store.migrate`` (``quizsvc db upgrade``), else from the environment
+(``DATABASE_URL`` or ``QUIZSVC_DATABASE_URL``, read by ``quizsvc.settings``) or the default
+SQLite file, as for the application.  The engine is the application's own
 (``make_engine``), so SQLite gets the same pragmas and BEGIN IMMEDIATE.
 """
 

@@ -13,11 +13,29 @@ import click
 
 if TYPE_CHECKING:
     from quizsvc.bank import Bank, DrillKinds
+    from quizsvc.settings import Settings
 
 
 @click.group()
-def main() -> None:
-    """quizsvc: quizzes and drills for 'Transformer by hand'."""
+@click.pass_context
+def main(context: click.Context) -> None:
+    """quizsvc: quizzes and drills for 'Transformer by hand'.
+
+    Settings come from the environment, read as the app reads them (README, "Settings").
+    """
+    from quizsvc.settings import SettingsError, from_environment
+
+    try:
+        context.obj = from_environment()
+    except SettingsError as exc:
+        for problem in str(exc).splitlines():
+            click.echo(f"error: {problem}", err=True)
+        raise SystemExit(1) from None
+
+
+def _settings() -> Settings:
+    """The settings `main` read for this command."""
+    return click.get_current_context().find_root().obj
 
 
 @main.group()
@@ -25,17 +43,10 @@ def content() -> None:
     """Validate and self-test the question bank under content/."""
 
 
-# The repository's content/, next to the quizsvc package (an editable install).
-DEFAULT_CONTENT_DIR = Path(__file__).resolve().parents[1] / "content"
-CONTENT_DIR_ENV = "QUIZSVC_CONTENT_DIR"  # the web app's CONTENT_DIR setting, read the same way
-
-
 def default_content_dir() -> Path:
     """$QUIZSVC_CONTENT_DIR, as the web app reads it, else the repository's content/: so a
     report and the server it sits beside use the same bank."""
-    import os
-
-    return Path(os.environ.get(CONTENT_DIR_ENV) or DEFAULT_CONTENT_DIR)
+    return _settings().content_dir
 
 
 def _drill_kinds() -> DrillKinds:
@@ -160,8 +171,6 @@ def chapter(errata: bool) -> None:
 
 # --- database and users -----------------------------------------------------------------
 
-PASSWORD_ENV = "QUIZSVC_PASSWORD"
-
 
 def _fail(message: str) -> NoReturn:
     click.echo(f"error: {message}", err=True)
@@ -175,7 +184,7 @@ def _first_line(error: BaseException) -> str:
 
 @contextlib.contextmanager
 def _fail_on_database_errors() -> Iterator[None]:
-    """Turn the store's refusals (a bad DATABASE_URL among them) and the database
+    """Turn the store's refusals (a database behind the migrations among them) and the database
     driver's errors (unreachable, cannot be opened, permission denied) into a one-line
     error naming the database."""
     from sqlalchemy.exc import DBAPIError
@@ -228,7 +237,7 @@ def _password_from_env_or_prompt() -> str:
 
     from quizsvc.store import validate_password
 
-    password = os.environ.get(PASSWORD_ENV)
+    password = _settings().password
     if password is None:
         with warnings.catch_warnings():
             # Without a terminal getpass warns, then falls back to reading stdin (where
@@ -244,7 +253,7 @@ def _password_from_env_or_prompt() -> str:
                 )
             except getpass.GetPassWarning:
                 _fail(
-                    f"no terminal to ask for the password on: set ${PASSWORD_ENV},"
+                    "no terminal to ask for the password on: set $QUIZSVC_PASSWORD,"
                     " or run this in a terminal"
                 )
     validate_password(password)

@@ -1,5 +1,6 @@
 """The README opens with the two set-up commands, and its Python example runs."""
 
+import ast
 import re
 import shutil
 import subprocess
@@ -78,3 +79,39 @@ def test_make_run_serves_where_the_readme_says(arguments, url):
     ).stdout
     assert f"--bind {url} " in planned
     assert f"http://{url}" in planned  # what it tells the user
+
+
+# Where the code reads the environment, other than through quizsvc/settings.py.
+ENVIRONMENT_READS = re.compile(r"os\.environ|getenv|environ\.get|from_prefixed_env|from_envvar")
+
+
+def python_sources() -> list[Path]:
+    return [*ROOT.glob("quizsvc/**/*.py"), *ROOT.glob("migrations/*.py")]
+
+
+def settings_the_code_reads() -> set[str]:
+    """Every string in the code that is a whole variable name (`QUIZSVC_...`, DATABASE_URL):
+    found in the source, so a setting added there is checked here without being listed."""
+    names = set()
+    for path in python_sources():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names.add(node.value)
+    return {name for name in names if re.fullmatch(r"QUIZSVC_[A-Z0-9_]+|DATABASE_URL", name)}
+
+
+def test_only_the_settings_module_reads_the_environment():
+    """So that the names found above are every setting there is."""
+    readers = [
+        str(path.relative_to(ROOT))
+        for path in python_sources()
+        if ENVIRONMENT_READS.search(path.read_text(encoding="utf-8"))
+    ]
+    assert readers == ["quizsvc/settings.py"]
+
+
+def test_the_readme_names_every_setting_the_code_reads():
+    names = settings_the_code_reads()
+    assert {"DATABASE_URL", "QUIZSVC_DATABASE_URL", "QUIZSVC_SECRET_KEY"} <= names
+    settings_section = README.split("\n## Settings\n")[1].split("\n## ")[0]
+    assert sorted(name for name in names if f"`{name}`" not in settings_section) == []

@@ -1,4 +1,5 @@
-"""Engines and sessions: SQLite under ``instance/`` by default, ``DATABASE_URL`` for another.
+"""Engines and sessions: SQLite under ``instance/`` by default, ``DATABASE_URL`` (or
+``QUIZSVC_DATABASE_URL``, read by :mod:`quizsvc.settings`) for another.
 
 SQLite connections get WAL, foreign keys and a busy timeout, and SQLAlchemy (not the
 ``sqlite3`` module) emits ``BEGIN``: ``BEGIN IMMEDIATE`` unless the session was opened with
@@ -12,6 +13,7 @@ writers queue on the busy timeout instead.  This is SQLAlchemy's documented reci
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 
+from quizsvc import settings
 from quizsvc.store.errors import StoreError
 
 # The repository's instance/ (git-ignored), next to the quizsvc package, like content/.
@@ -33,23 +36,16 @@ DEFAULT_BUSY_TIMEOUT_MS = 30_000
 _READ_ONLY = "quizsvc_read_only"
 
 
-# What a database URL looks like, for the message about one that does not parse.
-_URL_FORM = (
-    "dialect+driver://user:password@host:port/database"
-    " (e.g. sqlite:///path/to/quizsvc.sqlite3 or postgresql://user@host/quizsvc)"
-)
+def database_url(environ: Mapping[str, str] | None = None) -> str:
+    """The URL the environment names (``settings.database_url_from``), else the SQLite file
+    ``instance/quizsvc.sqlite3``.
 
-
-def database_url(environ: dict[str, str] | None = None) -> str:
-    """``DATABASE_URL`` if set, else the SQLite file ``instance/quizsvc.sqlite3``.
-
-    StoreError if ``DATABASE_URL`` is not a database URL.
+    SettingsError if the environment's URL does not parse, or its two names for it disagree.
     """
-    environ = os.environ if environ is None else environ
-    url = environ.get("DATABASE_URL", "").strip()
-    if not url:
+    url = settings.database_url_from(environ)
+    if url is None:
         return f"sqlite:///{DEFAULT_SQLITE_PATH}"
-    return _normalized(_parse_url(url, "DATABASE_URL"))
+    return normalize_url(url)
 
 
 def normalize_url(url: str | URL) -> str:
@@ -66,7 +62,7 @@ def _parse_url(url: str | URL, name: str) -> URL:
     except (ArgumentError, ValueError):
         # SQLAlchemy's message may quote the whole URL, password included, and so would
         # a chained traceback: the message names the problem without the URL.
-        raise StoreError(f"{name} is not a database URL of the form {_URL_FORM}") from None
+        raise StoreError(f"{name} is not a database URL of the form {settings.URL_FORM}") from None
 
 
 def _normalized(parsed: URL) -> str:

@@ -8,7 +8,6 @@ e.g. for an install that is not an editable checkout).  The database URL reaches
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from alembic import command
@@ -18,6 +17,7 @@ from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 from sqlalchemy import Engine
 
+from quizsvc import settings
 from quizsvc.store.db import database_url, make_engine, normalize_url, sqlite_file
 from quizsvc.store.errors import StoreError
 
@@ -25,8 +25,7 @@ REPOSITORY_MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
 
 
 def migrations_dir() -> Path:
-    configured = os.environ.get("QUIZSVC_MIGRATIONS_DIR", "").strip()
-    directory = Path(configured).expanduser().resolve() if configured else REPOSITORY_MIGRATIONS_DIR
+    directory = settings.migrations_dir_from() or REPOSITORY_MIGRATIONS_DIR
     if not (directory / "env.py").is_file():
         raise StoreError(
             f"no Alembic environment at {directory} (set QUIZSVC_MIGRATIONS_DIR to the"
@@ -36,7 +35,7 @@ def migrations_dir() -> Path:
 
 
 def alembic_config(url: str | None = None) -> Config:
-    """A Config for ``migrations/`` and ``url`` (default: ``DATABASE_URL`` or SQLite)."""
+    """A Config for ``migrations/`` and ``url`` (default: the environment's, or SQLite)."""
     config = Config()
     # ConfigParser interpolates '%', so a path containing one must be escaped.
     config.set_main_option("script_location", str(migrations_dir()).replace("%", "%%"))
@@ -104,7 +103,7 @@ def is_up_to_date(engine: Engine) -> bool:
 
 
 def require_up_to_date(url: str | None = None) -> Engine:
-    """An engine for ``url`` (default: ``DATABASE_URL``), or StoreError if there is no
+    """An engine for ``url`` (default: the environment's), or StoreError if there is no
     database yet or its schema is not at the latest migration.
 
     Creates nothing: only ``quizsvc db upgrade`` (:func:`upgrade`) makes a database.

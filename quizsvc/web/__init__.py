@@ -10,6 +10,7 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.routing import IntegerConverter
 
+from quizsvc import settings
 from quizsvc.web import (
     api,
     auth,
@@ -102,30 +103,23 @@ def add_security_headers(response: Response) -> Response:
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    """Settings come from `config`, else from QUIZSVC_* environment variables
-    (QUIZSVC_SECRET_KEY, QUIZSVC_DATABASE_URL, ...); DATABASE_URL is honoured as the store's
-    default. SECRET_KEY is required unless DEVELOPMENT is true."""
+    """Settings come from `config`, else from the environment (`quizsvc.settings`, which
+    raises SettingsError for a value it cannot use). SECRET_KEY is required unless
+    DEVELOPMENT is true."""
     app = Flask(__name__, instance_path=str(REPO_ROOT / "instance"))
     app.config.from_mapping(
-        DEVELOPMENT=False,
-        REGISTRATION_OPEN=False,
-        DATABASE_URL=None,
-        CONTENT_DIR=str(REPO_ROOT / "content"),
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
-        SESSION_COOKIE_SECURE=False,
         REMEMBER_COOKIE_HTTPONLY=True,
         REMEMBER_COOKIE_SAMESITE="Lax",
         WTF_CSRF_CHECK_DEFAULT=False,  # checked in auth.protect_from_csrf, token clients skip it
         WTF_CSRF_TIME_LIMIT=None,
         MAX_CONTENT_LENGTH=256 * 1024,
-        LOGIN_ATTEMPT_LIMITS=throttle.DEFAULT_LIMITS,
-        LOGIN_THROTTLE_STORAGE=throttle.DEFAULT_STORAGE,
     )
+    app.config.update(settings.from_environment().flask_config())
     app.url_map.converters["int"] = DatabaseIdConverter
     app.session_interface = auth.BearerAwareSessionInterface()
     app.json = StrictJSONProvider(app)
-    app.config.from_prefixed_env("QUIZSVC")
     if config:
         app.config.update(config)
     if app.config.get("SESSION_COOKIE_SECURE"):
@@ -134,7 +128,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         if not app.config["DEVELOPMENT"]:
             raise RuntimeError(
                 "SECRET_KEY is not set: set QUIZSVC_SECRET_KEY (make run generates one into "
-                "instance/secret_key), or DEVELOPMENT=true for a throw-away key"
+                "instance/secret_key), or QUIZSVC_DEVELOPMENT=true for a throw-away key"
             )
         app.config["SECRET_KEY"] = secrets.token_hex(32)
 

@@ -25,12 +25,11 @@ import time
 from dataclasses import dataclass
 
 from flask import current_app
-from limits import RateLimitItem, parse_many
+from limits import RateLimitItem
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
-DEFAULT_LIMITS = "10 per 10 minutes"
-DEFAULT_STORAGE = "memory://"
+from quizsvc.settings import parse_rate_limits
 
 
 @dataclass(frozen=True)
@@ -43,18 +42,15 @@ class PasswordThrottle:
         """ValueError naming the setting for limits that do not read as such ("10 per
         fortnight"; "5 per minute; 20 per hour" is two) or a storage `limits` lacks."""
         try:
-            items = tuple(parse_many(limits))
-        except ValueError:
-            items = ()
-        if not items:
-            raise ValueError(
-                f"LOGIN_ATTEMPT_LIMITS={limits!r} is not a rate limit: write e.g. "
-                f"{DEFAULT_LIMITS!r}, or several separated by ';'"
-            ) from None
+            items = parse_rate_limits(limits)
+        except ValueError as exc:
+            raise ValueError(f"QUIZSVC_LOGIN_ATTEMPT_LIMITS: {exc}") from None
         try:
             storage = storage_from_string(storage_uri)
         except Exception as exc:  # limits raises ConfigurationError, ImportError, ...
-            raise ValueError(f"LOGIN_THROTTLE_STORAGE={storage_uri!r}: {exc}") from None
+            raise ValueError(
+                f"QUIZSVC_LOGIN_THROTTLE_STORAGE is not a storage the limits library can use: {exc}"
+            ) from None
         return cls(MovingWindowRateLimiter(storage), items)
 
     def attempt(self, name: str) -> int | None:

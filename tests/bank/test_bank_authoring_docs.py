@@ -234,4 +234,4 @@ def test_the_content_commands_options_and_default_directory_are_on_the_page() ->
             if isinstance(option, click.Option):
                 assert all(f"`{name} " in DOC for name in option.opts), option.opts
     # DIR left out: the variable the commands (and the app) read, else content/
-    assert f"`${cli.CONTENT_DIR_ENV}`, else the repository's `content/`" in DOC
+    assert "`$QUIZSVC_CONTENT_DIR`, else the repository's `content/`" in DOC

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from quizsvc import cli
+from quizsvc import cli, settings
 
 GOOD = """\
 questions:
@@ -81,7 +81,7 @@ def test_drill_kinds_come_from_the_drills_package(make_content, monkeypatch) -> 
 
 def test_default_directory_is_the_repository_content() -> None:
     repository_content = Path(__file__).resolve().parents[2] / "content"
-    assert repository_content == cli.DEFAULT_CONTENT_DIR
+    assert repository_content == settings.DEFAULT_CONTENT_DIR
     result = run()
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == f"content OK: {repository_content}"

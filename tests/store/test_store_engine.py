@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import OperationalError
 
+from quizsvc.settings import SettingsError
 from quizsvc.store import (
     DEFAULT_SQLITE_PATH,
-    StoreError,
     database_url,
     display_url,
     make_engine,
@@ -94,7 +94,7 @@ def test_an_engine_that_must_not_create_the_database_opens_an_existing_one(tmp_p
 
 
 def test_a_database_url_that_does_not_parse_is_refused_without_quoting_it():
-    with pytest.raises(StoreError) as caught:
+    with pytest.raises(SettingsError) as caught:
         database_url({"DATABASE_URL": "postgresql://u:s3cret@db:port/quiz"})
     assert str(caught.value) == (
         "DATABASE_URL is not a database URL of the form"
