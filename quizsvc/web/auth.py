@@ -379,8 +379,11 @@ def logout():
     return redirect(url_for("auth.login"))
 
 
-@bp.get("/lang/<code>")
+@bp.post("/lang/<code>")
 def set_language(code: str):
+    """The header's language button: a POST with the CSRF token (`_protect_from_csrf`), so
+    another site cannot switch a user's language with an image or a link; back to the page
+    it was on (the form's `next`, a path on this site only)."""
     if code not in LANGUAGES:
         abort(
             404,
@@ -389,4 +392,4 @@ def set_language(code: str):
             ),
         )
     session["lang"] = code
-    return redirect(_safe_next(request.args.get("next")))
+    return redirect(_safe_next(request.form.get("next")))

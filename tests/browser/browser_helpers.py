@@ -41,6 +41,20 @@ def login(page, name: str) -> None:
     page.wait_for_url(re.compile(r"/chapters/transformer-by-hand$|/instructor/$"))
 
 
+def choose_language(page, language: str) -> None:
+    """Switch the site to `language` ("en" or "zh") with the header's button, as a person
+    does: switching is a POST carrying the CSRF token, so no address does it."""
+    from playwright.sync_api import expect
+
+    if page.url == "about:blank":
+        page.goto("/login")
+    wanted = "zh-CN" if language == "zh" else "en"
+    if page.locator("html").get_attribute("lang") != wanted:
+        with page.expect_navigation():
+            page.click("#lang-toggle")
+    expect(page.locator("html")).to_have_attribute("lang", wanted)
+
+
 def work_through_the_course(live_server, prefix: str, unfinished: str | None = None) -> dict:
     """An instructor, and a student who answered every chapter question (a choice one with B,
     an open one left awaiting review, a numeric one with MASKED_SCORES's matrix) and started

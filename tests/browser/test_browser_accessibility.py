@@ -18,7 +18,14 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
-from browser_helpers import MASKED_SCORES, PASSWORD, REPO, login, work_through_the_course
+from browser_helpers import (
+    MASKED_SCORES,
+    PASSWORD,
+    REPO,
+    choose_language,
+    login,
+    work_through_the_course,
+)
 
 from quizsvc import practice, store
 
@@ -136,7 +143,7 @@ def browser(chromium, live_server, language: str, state: dict | None = None):
     )
     context.set_default_timeout(10_000)
     page = context.new_page()
-    page.goto(f"/lang/{language}")
+    choose_language(page, language)
     return context, page
 
 

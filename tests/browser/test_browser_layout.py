@@ -9,7 +9,7 @@ import re
 import uuid
 
 import pytest
-from browser_helpers import PASSWORD, login, work_through_the_course
+from browser_helpers import PASSWORD, choose_language, login, work_through_the_course
 from sqlalchemy import select
 
 from quizsvc import practice, store
@@ -38,7 +38,7 @@ def test_no_learners_page_is_wider_than_a_phone(page, worked):
     paths = ["/chapters/transformer-by-hand", "/drills", "/progress", "/worked-example"]
     paths += [f"/variants/{v}" for v in worked["variants"].values()]
     for language in ("en", "zh"):
-        page.goto(f"/lang/{language}")
+        choose_language(page, language)
         for path in paths:
             page.goto(path)
             assert page_width(page) <= PHONE["width"], (language, path)
@@ -82,7 +82,7 @@ LABELS_OUTSIDE = """() => [...document.querySelectorAll("svg.chart")].flatMap(sv
 def test_the_progress_charts_fit_the_phone_with_every_label_whole(page, worked):
     page.set_viewport_size(PHONE)
     login(page, worked["student"])
-    page.goto("/lang/en")
+    choose_language(page, "en")
     page.goto("/progress")
     charts = page.locator("svg.chart")
     expect(charts).to_have_count(2)
@@ -103,7 +103,7 @@ def test_the_progress_charts_fit_the_phone_with_every_label_whole(page, worked):
     # the skills table scrolls in its box, the page does not; the box is named
     box = page.get_by_role("region", name="Progress per skill")
     assert box.evaluate("el => el.scrollWidth > el.clientWidth")
-    page.goto("/lang/zh")
+    choose_language(page, "zh")
     page.goto("/progress")
     assert page.evaluate(LABELS_OUTSIDE) == []
     assert page_width(page) <= PHONE["width"]
@@ -114,7 +114,7 @@ def test_a_wide_matrix_scrolls_in_its_box_by_keyboard_with_its_row_headers_on_on
 ):
     page.set_viewport_size(PHONE)
     login(page, worked["student"])
-    page.goto("/lang/en")
+    choose_language(page, "en")
     page.goto(f"/variants/{worked['variants']['drill-teacher-forcing-loss']}")
     assert page_width(page) <= PHONE["width"]
     # the model's distribution P over the vocabulary: wider than the phone
@@ -135,7 +135,7 @@ def test_a_wide_matrix_scrolls_in_its_box_by_keyboard_with_its_row_headers_on_on
 def test_only_a_box_with_something_to_scroll_is_a_keyboard_stop(page, worked):
     page.set_viewport_size(PHONE)
     login(page, worked["student"])
-    page.goto("/lang/en")
+    choose_language(page, "en")
     page.goto(f"/variants/{worked['variants']['drill-teacher-forcing-loss']}")
     boxes = page.locator(".matrix-scroll")
     stops = boxes.evaluate_all(
@@ -152,7 +152,7 @@ def test_only_a_box_with_something_to_scroll_is_a_keyboard_stop(page, worked):
 
 def test_the_first_tab_shows_the_skip_link_which_jumps_past_the_navigation(page, worked):
     login(page, worked["student"])
-    page.goto("/lang/en")
+    choose_language(page, "en")
     page.goto("/drills")
     skip = page.locator("a.skip-link")
     assert skip.bounding_box()["y"] < 0  # out of sight until focused
@@ -197,7 +197,7 @@ def test_a_reviewers_comment_keeps_its_line_breaks_and_the_score_shows_as_typed(
         )
 
     login(page, name)
-    page.goto("/lang/en")
+    choose_language(page, "en")
     page.goto("/chapters/transformer-by-hand")
     shown = page.locator("#q-why-multi-head p.comment")
     expect(shown).to_have_text(f"Comment: {comment}")
@@ -205,7 +205,7 @@ def test_a_reviewers_comment_keeps_its_line_breaks_and_the_score_shows_as_typed(
 
     page.context.clear_cookies()
     login(page, teacher)
-    page.goto("/lang/en")
+    choose_language(page, "en")
     page.goto(f"/instructor/reviews/{answer_id}")
     entry = page.locator("li[data-review]")
     expect(entry).to_contain_text(": 75%")

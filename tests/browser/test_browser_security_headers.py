@@ -5,7 +5,7 @@ without the browser reporting a violation of the policy on the console."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import login, work_through_the_course
+from browser_helpers import choose_language, login, work_through_the_course
 
 UNFINISHED = "drill-multi-head"  # its answer grid (and drill.js) stays on the page
 
@@ -48,7 +48,7 @@ def test_no_page_breaks_the_content_security_policy(page, worked):
 
     login(page, worked["student"])
     for language in ("en", "zh"):
-        page.goto(f"/lang/{language}")
+        choose_language(page, language)
         for path in (
             "/chapters/transformer-by-hand",
             "/worked-example",
@@ -61,7 +61,7 @@ def test_no_page_breaks_the_content_security_policy(page, worked):
     # the grid's script at work, then a form sent (form-action)
     visit(page, f"/variants/{worked['variants'][UNFINISHED]}")
     page.fill("textarea[name=pasted]", "1 2\n3 4")
-    page.click("nav form button[type=submit]")
+    page.click("nav form[action='/logout'] button")  # log out
     page.wait_for_url("**/login")
 
     login(page, worked["instructor"])

@@ -169,7 +169,7 @@ def test_a_refused_new_account_says_why_in_the_page_language(browser_for, sessio
     posted = {"name": "eve", "role": "student", "password": password, "password_again": password}
     posted |= form
     for lang, expected in (("zh", zh), ("en", en)):
-        ines.get(f"/lang/{lang}")
+        ines.post(f"/lang/{lang}")
         ines.get("/instructor/students")
         response = ines.post("/instructor/students", posted)
         assert response.status_code == 422
@@ -188,7 +188,7 @@ def test_a_refused_new_account_says_why_in_the_page_language(browser_for, sessio
 )
 def test_a_refused_password_change_says_why_in_chinese(browser_for, current, new, again, zh):
     alice = browser_for("alice")
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     response = change(alice, current, new, again)
     assert response.status_code == 422
     assert refusal(response) == zh
@@ -208,9 +208,9 @@ SIGNED_OUT_ZH = "你的密码已经修改，这里的登录随之失效：请用
 
 def test_the_request_to_log_in_is_in_the_page_language(browser_for):
     anonymous = browser_for()
-    anonymous.get("/lang/zh")
+    anonymous.post("/lang/zh")
     assert flashes(anonymous.get("/progress", follow_redirects=True).text) == [LOG_IN_ZH]
-    anonymous.get("/lang/en")
+    anonymous.post("/lang/en")
     assert flashes(anonymous.get("/progress", follow_redirects=True).text) == [
         "Please log in to access this page."
     ]
@@ -220,7 +220,7 @@ def test_the_start_page_is_the_login_form_for_a_visitor_without_a_request_to_log
     browser_for,
 ):
     visitor = browser_for()
-    visitor.get("/lang/en")
+    visitor.post("/lang/en")
     start = visitor.get("/")
     assert (start.status_code, start.headers["Location"]) == (302, "/login")
     assert flashes(visitor.get("/login").text) == []
@@ -238,7 +238,7 @@ def test_the_start_page_of_an_instructor_is_their_overview_and_of_a_learner_the_
 
 def test_a_session_ended_by_a_password_change_is_told_why_once(browser_for):
     laptop, phone = browser_for("alice"), browser_for("alice")
-    phone.get("/lang/zh")
+    phone.post("/lang/zh")
     assert change(laptop, PASSWORD, NEW_PASSWORD).status_code == 302
 
     signed_out = phone.get("/progress")
@@ -251,7 +251,7 @@ def test_a_session_ended_by_a_password_change_is_told_why_once(browser_for):
 
 def test_a_session_ended_by_a_password_change_is_told_why_on_the_login_page_too(browser_for):
     laptop, tablet = browser_for("alice"), browser_for("alice")
-    tablet.get("/lang/en")
+    tablet.post("/lang/en")
     assert change(laptop, PASSWORD, NEW_PASSWORD).status_code == 302
     # opened straight away, so Flask-Login never asks this session to log in
     assert flashes(tablet.get("/login").text) == [
@@ -281,7 +281,7 @@ def test_the_password_page_shows_its_form(browser_for):
 
 def test_logging_out_says_so(browser_for):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     response = alice.post("/logout")
     assert response.status_code == 302
     assert flashes(alice.get(response.headers["Location"]).text) == ["You are logged out."]
@@ -290,7 +290,7 @@ def test_logging_out_says_so(browser_for):
 
 def test_logging_in_again_clears_the_notice_of_a_session_ended_by_a_password_change(browser_for):
     laptop, phone = browser_for("alice"), browser_for("alice")
-    phone.get("/lang/en")
+    phone.post("/lang/en")
     assert change(laptop, PASSWORD, NEW_PASSWORD).status_code == 302
     # the session is refused by a request that tells nobody (the API's 401)
     assert phone.get("/api/progress").status_code == 401

@@ -122,7 +122,7 @@ def test_the_paste_box_is_read_only_while_the_grid_is_empty(browser_for, session
 
 def test_a_rejected_drill_answer_is_explained_in_chinese(browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     variant_id = start(alice, "drill-score-row")
     url = f"/variants/{variant_id}/submissions"
     (query,), keys = labels(sessions, "alice", variant_id)
@@ -150,7 +150,7 @@ def test_a_rejected_drill_answer_is_explained_in_chinese(browser_for, sessions):
 
 def test_a_rejected_chapter_answer_is_explained_in_chinese(browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     cases = [
         # each a sentence of its own: a full stop after the grader's clause
         (QKV, {}, "请先选择答案，再提交。"),
@@ -279,7 +279,7 @@ def filled_grid(rows: int, cols: int, **cells: str) -> dict[str, str]:
 
 def test_a_grid_cell_the_grader_cannot_read_is_marked_and_focused(browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     variant_id = start(alice, "drill-projection")  # a 3 x 4 grid
     url = f"/variants/{variant_id}/submissions"
     assert labels(sessions, "alice", variant_id) == (("我", "爱", "你"), ("d0", "d1", "d2", "d3"))
@@ -305,7 +305,7 @@ def test_every_grid_cell_to_fix_is_reported_at_once_by_its_headers(browser_for, 
     three are listed together, in the grid's order, each named by its row and column headers
     and each marked; "1/2" is a fraction the grader reads (0.5), so it is not one of them."""
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     variant_id = start(alice, "drill-projection")  # a 3 x 4 grid
     assert labels(sessions, "alice", variant_id) == (("我", "爱", "你"), ("d0", "d1", "d2", "d3"))
     url = f"/variants/{variant_id}/submissions"
@@ -326,7 +326,7 @@ def test_every_grid_cell_to_fix_is_reported_at_once_by_its_headers(browser_for, 
     for name, value in form.items():
         assert f'value="{value}"' in cell_input(page, name), name
 
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     response = alice.post(url, form)
     assert error_summary(response.text) == [
         "我, d1：没有填写",
@@ -336,7 +336,7 @@ def test_every_grid_cell_to_fix_is_reported_at_once_by_its_headers(browser_for, 
     assert_marked_cells(response.text, "cell-0-1", "cell-0-2", "cell-1-1")
 
     # nothing typed at all: one problem, not twelve "empty" cells
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     response = alice.post(url, {})
     assert error_summary(response.text) == ["No answer was entered."]
     assert 'aria-describedby="error-cell-0-0"' in cell_input(response.text, "cell-0-0")
@@ -345,7 +345,7 @@ def test_every_grid_cell_to_fix_is_reported_at_once_by_its_headers(browser_for, 
 
 def test_a_grid_cell_holding_more_than_one_number_is_named_and_marked(browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     variant_id = start(alice, "drill-projection")  # a 3 x 4 grid
     url = f"/variants/{variant_id}/submissions"
     one = "is more than one number: type just one"
@@ -363,7 +363,7 @@ def test_a_grid_cell_holding_more_than_one_number_is_named_and_marked(browser_fo
         assert error_summary(response.text) == [problem]
         assert_marked_cells(response.text, "cell-1-2")
 
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     response = alice.post(url, filled_grid(3, 4, cell_0_0="0,5"))
     assert error_summary(response.text) == ["我, d0：“0,5”用逗号作了小数点：请写 0.5"]
     assert_marked_cells(response.text, "cell-0-0")
@@ -385,11 +385,11 @@ def test_a_nul_typed_into_an_open_answer_is_refused_inline(browser_for, sessions
     """PostgreSQL refuses NUL in a text column: a 500 there before, now the page's 422."""
     alice = browser_for("alice")
     url = f"{CHAPTER_URL}/questions/{TEACHER_FORCING}"
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     response = alice.post(url, {"text": "the true target\x00 in parallel"})
     assert response.status_code == 422
     assert inline_error(response.text) == "Answer contains a NUL character (\\u0000)."
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     response = alice.post(url, {"text": "\x00"})
     assert response.status_code == 422
     assert inline_error(response.text) == "答案里有控制字符。"

@@ -191,10 +191,10 @@ def test_another_authorization_scheme_leaves_the_session_cookie_in_charge(api_fo
 
 def test_a_request_with_a_bearer_token_never_writes_the_browsers_session(browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     as_alice = {"Authorization": f"Bearer {token_for(sessions, 'alice')}"}
     # a page that writes the session: its session is a fresh one, kept nowhere
-    response = alice.client.get("/lang/zh", headers=as_alice)
+    response = alice.client.post("/lang/zh", headers=as_alice)
     assert response.status_code == 302
     assert "Set-Cookie" not in response.headers
     assert '<html lang="en">' in alice.get("/progress").text

@@ -49,7 +49,7 @@ def results_tag(page_html: str) -> str:
 
 def test_a_retry_opens_with_the_answer_as_typed_and_the_wrong_cells_flagged(browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     variant_id = start(alice, "drill-projection")  # a 3 x 4 grid, atol 0.01
     expected = expected_answer(sessions, "alice", variant_id)
     assert np.abs(expected).max() < 10
@@ -139,7 +139,7 @@ def variant_score(page_html: str) -> str:
 
 def test_a_worse_retry_leaves_the_drill_at_its_best_attempt(browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     variant_id = start(alice, "drill-projection")  # a 3 x 4 grid, atol 0.01
     expected = expected_answer(sessions, "alice", variant_id)
     right = {f"cell-{r}-{c}": f"{v:.3f}" for (r, c), v in np.ndenumerate(expected)}
@@ -158,7 +158,7 @@ def test_a_worse_retry_leaves_the_drill_at_its_best_attempt(browser_for, session
 
 def test_a_pasted_answer_comes_back_in_the_grid_and_the_box_stays_empty(browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     variant_id = start(alice, "drill-softmax-row")  # 1 x 3 weights, atol 0.005
     expected = expected_answer(sessions, "alice", variant_id)
     # the first weight right, the other two 1/2 and 3/4 off it (weights lie in [0, 1], so
@@ -193,7 +193,7 @@ def test_a_pasted_answer_comes_back_in_the_grid_and_the_box_stays_empty(browser_
 
 def test_a_wrong_single_number_comes_back_in_its_input(browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     variant_id = start(alice, "drill-teacher-forcing-loss")  # 3 attempts
     expected = expected_answer(sessions, "alice", variant_id)[0, 0]
     typed = f"{expected + 1:.4f}"  # a loss 1 off
@@ -227,7 +227,7 @@ def test_a_wrong_single_number_comes_back_in_its_input(browser_for, sessions):
 
 def test_a_finished_variant_shows_its_marks_unfolded(browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     variant_id = start(alice, "drill-softmax-row")
     expected = expected_answer(sessions, "alice", variant_id)
     right = {f"cell-0-{c}": f"{v:.3f}" for c, v in enumerate(expected[0])}
@@ -244,7 +244,7 @@ def test_a_finished_variant_shows_its_marks_unfolded(browser_for, sessions):
 
 def test_a_single_numbers_problem_is_named_as_its_input_is_labelled(browser_for):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     variant_id = start(alice, "drill-greedy-next-token")
     response = alice.post(f"/variants/{variant_id}/submissions", {"cell-0-0": "abc"})
     assert response.status_code == 422
@@ -255,7 +255,7 @@ def test_a_single_numbers_problem_is_named_as_its_input_is_labelled(browser_for)
 
 def test_a_problem_is_named_by_the_headers_the_page_shows_in_chinese(browser_for):
     alice = browser_for("alice")
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     variant_id = start(alice, "drill-softmax-row")  # one row, "weight" 权重, over 我 爱 你
     response = alice.post(f"/variants/{variant_id}/submissions", {"cell-0-0": "abc"})
     assert response.status_code == 422

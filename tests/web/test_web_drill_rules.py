@@ -108,5 +108,5 @@ def rules_of_a_new_variant(browser, question_id: str) -> list[str]:
 )
 def test_a_drill_states_only_the_rules_that_apply_to_it(browser_for, question_id, rules):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     assert rules_of_a_new_variant(alice, question_id) == rules

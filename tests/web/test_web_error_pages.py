@@ -18,7 +18,7 @@ def message(response) -> str:
 
 
 def in_language(browser, lang: str):
-    browser.get(f"/lang/{lang}")
+    browser.post(f"/lang/{lang}")
     return browser
 
 
@@ -59,7 +59,8 @@ def in_language(browser, lang: str):
         ),
         ("GET", "/logout", 405, "这个地址不接受这种请求方式。", None),
         ("GET", "/instructor/", 403, "这个页面只对老师开放。", "This page is for instructors."),
-        ("GET", "/lang/fr", 404, "没有语言“fr”；可选：zh, en", None),
+        ("POST", "/lang/fr", 404, "没有语言“fr”；可选：zh, en", None),
+        ("GET", "/lang/en", 405, "这个地址不接受这种请求方式。", None),
     ],
 )
 def test_error_pages_are_in_the_page_language(browser_for, method, path, status, zh, en):

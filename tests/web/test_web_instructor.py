@@ -123,7 +123,7 @@ def test_a_student_post_without_csrf_token_is_refused_before_anything_else(app, 
 
 def test_the_content_page_lists_chapters_and_questions_with_their_source(app, browser_for):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get("/instructor/content")
     assert page.status_code == 200
     bank = live_bank(app)
@@ -150,13 +150,13 @@ def edit(content_dir: Path, old: str, new: str, file: str = QUESTIONS_FILE) -> N
 def test_reloading_valid_content_serves_it_without_a_restart(app, browser_for, content_dir):
     old_bank = live_bank(app)
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     assert FIRST_PROMPT_EN in alice.get(CHAPTER_URL).text
 
     new_prompt = "Where do Q, K and V come from (revised)?"
     edit(content_dir, f"en: {FIRST_PROMPT_EN}", f"en: {new_prompt}")
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     before = ines.get("/instructor/content")
     assert "differs from the live bank" in before.text
     assert new_prompt not in before.text  # only on disk so far
@@ -185,7 +185,7 @@ def test_invalid_content_is_rejected_whole_and_the_old_bank_stays_live(
 ):
     old_bank = live_bank(app)
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     # a valid change and an invalid one in the same reload: neither may be served
     edit(content_dir, f"en: {FIRST_PROMPT_EN}", "en: A prompt that must never be served")
     edit(
@@ -198,7 +198,7 @@ def test_invalid_content_is_rejected_whole_and_the_old_bank_stays_live(
     assert bad_line == 36  # by hand: the question starts on line 35, its type is line 36
 
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     response = ines.post("/instructor/content/reload")
     assert response.status_code == 422
     assert "was rejected as a whole" in response.text
@@ -239,7 +239,7 @@ def test_a_missing_content_directory_is_an_error_not_a_crash(app, browser_for, c
     old_bank = live_bank(app)
     shutil.rmtree(content_dir)
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     response = ines.post("/instructor/content/reload")
     assert response.status_code == 422
     assert "not found" in response.text
@@ -259,7 +259,7 @@ def test_preview_of_a_drill_shows_the_variant_answer_and_solution_for_a_seed(
     app, browser_for, sessions
 ):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get("/instructor/preview?question=drill-softmax-row&seed=7")
     assert page.status_code == 200
     variant = section(page.text, '<section class="variant"')
@@ -286,7 +286,7 @@ def test_preview_of_a_drill_shows_the_variant_answer_and_solution_for_a_seed(
 
 def test_preview_of_the_score_row_drill_matches_a_hand_computation(browser_for):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get("/instructor/preview?question=drill-score-row&seed=7")
     variant = section(page.text, '<section class="variant"')
     # q0 = [1.4, 0.6, 0.7, 1.3]; K rows [0.5, 1, 1.1, -0.5], [-0.9, -0.3, -0.3, 1.2],
@@ -299,7 +299,7 @@ def test_preview_of_a_drill_states_its_rules_params_and_grid_as_the_learner_gets
     browser_for,
 ):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get("/instructor/preview?question=drill-softmax-row&seed=7").text
     variant = section(page, '<section class="variant"')
     # above the learner's grid, as on the drill page: its own words (3 attempts, penalty
@@ -347,7 +347,7 @@ def test_preview_of_a_drill_states_its_rules_params_and_grid_as_the_learner_gets
     page = ines.get("/instructor/preview?question=drill-multi-head&seed=7").text
     assert "<dt><code>head</code></dt><dd><code>null</code></dd>" in page
 
-    ines.get("/lang/zh")
+    ines.post("/lang/zh")
     page = ines.get("/instructor/preview?question=drill-softmax-row&seed=7").text
     assert re.findall(
         r"<li>(.*?)</li>", section(page, '<ul class="rules" id="rules">', "</ul>")
@@ -360,7 +360,7 @@ def test_preview_of_a_drill_states_its_rules_params_and_grid_as_the_learner_gets
 def test_a_drills_preview_states_the_rules_its_learners_page_does(browser_for):
     alice, ines = browser_for("alice"), browser_for("ines")
     for who in (alice, ines):
-        who.get("/lang/en")
+        who.post("/lang/en")
     rules = r'<ul class="rules" id="rules">(.*?)</ul>'
     for question_id in ("drill-softmax-row", "drill-add-norm", "drill-greedy-next-token"):
         response = alice.post(f"/drills/{question_id}/variants")
@@ -371,7 +371,7 @@ def test_a_drills_preview_states_the_rules_its_learners_page_does(browser_for):
 
 def test_preview_of_a_choice_question_shows_its_public_and_solution_views(app, browser_for):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get("/instructor/preview?question=qkv-origin")
     assert page.status_code == 200
     question = live_bank(app).questions["qkv-origin"]
@@ -385,7 +385,7 @@ def test_preview_of_a_choice_question_shows_its_public_and_solution_views(app, b
 
 def test_preview_of_an_open_question_shows_reference_answer_and_rubric(browser_for):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get("/instructor/preview?question=why-multi-head")
     solution = section(page.text, '<section class="solution-view">', "</section>")
     assert "Reference answer" in solution
@@ -395,7 +395,7 @@ def test_preview_of_an_open_question_shows_reference_answer_and_rubric(browser_f
 
 def test_preview_rejects_a_bad_seed_and_an_unknown_question(browser_for):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     for seed in ("abc", "-1", "1.5", str(2**63)):
         response = ines.get(f"/instructor/preview?question=drill-softmax-row&seed={seed}")
         assert response.status_code == 400, seed
@@ -417,7 +417,7 @@ def test_the_self_test_runs_on_the_live_bank_and_shows_per_question_results(
     app, browser_for, content_dir
 ):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get("/instructor/selftest")
     assert page.status_code == 200
     assert 'id="selftest-results"' not in page.text  # runs only on request
@@ -474,13 +474,13 @@ def an_answer_in_ines_queue(browser_for, sessions):
     answer_open_question(browser_for("alice"))
     [answer_id] = awaiting_ids(sessions)
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     return ines, answer_id
 
 
 def test_review_flow_from_answer_to_the_students_chapter_page(app, browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     answer_open_question(alice)
     chapter = alice.get(CHAPTER_URL).text
     assert "Waiting for an instructor&#39;s review.</p>" in chapter
@@ -488,7 +488,7 @@ def test_review_flow_from_answer_to_the_students_chapter_page(app, browser_for, 
     [answer_id] = awaiting_ids(sessions)
 
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     queue = ines.get("/instructor/reviews")
     assert queue.status_code == 200
     item = queue_section(queue.text, answer_id)
@@ -655,7 +655,7 @@ def test_reviewing_an_unknown_or_a_choice_answer_is_refused(app, browser_for, se
     alice.get(CHAPTER_URL)
     alice.post(f"{CHAPTER_URL}/questions/qkv-origin", {"choice": "A"})
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     ines.get("/instructor/reviews")
     assert ines.post("/instructor/reviews/999", {"score": "100"}).status_code == 404
     with sessions() as session:
@@ -686,7 +686,7 @@ def test_the_reference_answer_is_shown_in_the_language_of_the_answer(app, browse
     answer_open_question(alice, "一个头只能学到一种关系模式，多个头从不同角度看，最后拼接输出。")
     [chinese] = awaiting_ids(sessions)
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     item = queue_section(ines.get("/instructor/reviews").text, chinese)
     reference = section(item, '<div class="reference">', "<h3>Key points</h3>")
     assert (
@@ -709,11 +709,11 @@ def test_the_reference_answer_is_shown_in_the_language_of_the_answer(app, browse
     bob = browser_for("bob")
     answer_open_question(bob)
     [english] = [a for a in awaiting_ids(sessions) if a != chinese]
-    ines.get("/lang/zh")
+    ines.post("/lang/zh")
     item = queue_section(ines.get("/instructor/reviews").text, english)
     assert "以学生作答的语言（英文）显示，便于对照。" in item
     assert '<div lang="en"><p>One attention head can learn only one kind' in item
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     item = queue_section(ines.get("/instructor/reviews").text, english)
     assert "reference-language" not in item and 'lang="' not in item
     assert "One attention head can learn only one kind" in item
@@ -727,7 +727,7 @@ def test_the_queue_lists_answers_oldest_first_with_each_learner(app, browser_for
     ids = awaiting_ids(sessions)
     assert len(ids) == 3
     ines = browser_for("ines")
-    ines.get("/lang/zh")
+    ines.post("/lang/zh")
     queue = ines.get("/instructor/reviews").text
     assert re.findall(r'<section class="review question" id="answer-(\d+)"', queue) == [
         str(i) for i in ids
@@ -755,7 +755,7 @@ def solve_a_drill(sessions, app, name: str, question_id: str = "drill-softmax-ro
 def test_the_roster_lists_every_student_with_activity_and_skills(app, browser_for, sessions):
     solve_a_drill(sessions, app, "alice", "drill-add-norm")
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get("/instructor/students")
     assert page.status_code == 200
     rows = dict(re.findall(r'<tr data-student="([^"]+)">(.*?)</tr>', page.text, flags=re.DOTALL))
@@ -771,7 +771,7 @@ def test_the_roster_lists_every_student_with_activity_and_skills(app, browser_fo
     assert '<span class="skill" data-skill="add_norm">Add &amp; Norm</span>' in rows["alice"]
     assert '<td class="last-activity">—</td>' in rows["bob"]
     assert f'href="/instructor/students/{alice.id}"' in rows["alice"]
-    ines.get("/lang/zh")
+    ines.post("/lang/zh")
     page = ines.get("/instructor/students").text
     assert '<span class="skill" data-skill="add_norm">残差与归一化（Add &amp; Norm）</span>' in page
 
@@ -788,7 +788,7 @@ def test_the_roster_is_shown_fifty_students_a_page_by_name(app, browser_for, ses
     add_students(sessions, [f"s-{number:02d}" for number in range(60)])
     solve_a_drill(sessions, app, "s-55", "drill-add-norm")  # activity on the second page
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
 
     def roster(path: str) -> tuple[str, dict[str, str]]:
         page = ines.get(path)
@@ -818,7 +818,7 @@ def test_the_roster_is_shown_fifty_students_a_page_by_name(app, browser_for, ses
     # the instructors are listed on every page
     assert '<li data-instructor="ines">' in second
 
-    ines.get("/lang/zh")
+    ines.post("/lang/zh")
     assert "第 51–62 名学生，共 62 名" in ines.get("/instructor/students?page=2").text
 
 
@@ -836,7 +836,7 @@ def test_a_roster_page_that_does_not_exist_is_refused_with_its_reason(
 ):
     add_students(sessions, [f"s-{number:02d}" for number in range(60)])
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     response = ines.get(f"/instructor/students?page={page}")
     assert response.status_code == status
     assert message in response.text
@@ -844,7 +844,7 @@ def test_a_roster_page_that_does_not_exist_is_refused_with_its_reason(
 
 def test_a_class_on_one_page_has_no_page_links(app, browser_for):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get("/instructor/students").text
     assert "Students 1–2 of 2, by user name." in page
     assert 'id="roster-pages"' not in page
@@ -857,7 +857,7 @@ def test_a_students_page_shows_mastery_per_skill_and_recent_history(app, browser
     answer_open_question(alice_browser)
     alice = user_id(sessions, "alice")
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get(f"/instructor/students/{alice}")
     assert page.status_code == 200
     with sessions() as session:
@@ -912,7 +912,7 @@ def test_a_numeric_question_added_on_disk_can_be_previewed_after_a_reload(
     path = content_dir / QUESTIONS_FILE
     path.write_text(path.read_text(encoding="utf-8") + NUMERIC_QUESTION, encoding="utf-8")
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     assert ines.get("/instructor/preview?question=scaled-dot-products").status_code == 404
     assert ines.post("/instructor/content/reload").status_code == 302
     page = ines.get("/instructor/preview?question=scaled-dot-products")
@@ -952,7 +952,7 @@ def test_a_review_is_corrected_from_the_students_page_and_progress_follows(
     answer_open_question(alice)
     [answer_id] = awaiting_ids(sessions)
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     ines.get("/instructor/reviews")
     assert ines.post(f"/instructor/reviews/{answer_id}", {"score": "1.5"}).status_code == 302
     assert mastery_of(sessions, "alice") == 0.5 * 0.015
@@ -986,7 +986,7 @@ def test_a_review_from_a_stale_page_is_refused_and_keeps_the_colleagues_review(
     answer_open_question(alice)
     [answer_id] = awaiting_ids(sessions)
     ines, tara = browser_for("ines"), browser_for("tara")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     opened_earlier = ines.get(f"/instructor/reviews/{answer_id}").text
     [seen] = re.findall(r'name="seen_review" value="(\d+)"', opened_earlier)
     assert seen == "0"
@@ -1011,7 +1011,7 @@ def test_instructors_are_listed_and_a_refused_account_keeps_the_chosen_role(
     app, browser_for, sessions
 ):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get("/instructor/students").text
     assert section(page, '<ul id="instructors">', "</ul>").count("data-instructor=") == 1
     response = ines.post(
@@ -1031,7 +1031,7 @@ def test_instructors_are_listed_and_a_refused_account_keeps_the_chosen_role(
 @pytest.mark.parametrize("seed", ["abc", "-1", "1.5", str(2**63), "9" * 5000])
 def test_a_bad_preview_seed_is_an_inline_error_on_the_preview_page(app, browser_for, seed):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     response = ines.get(
         "/instructor/preview", query_string={"question": "drill-softmax-row", "seed": seed}
     )
@@ -1046,7 +1046,7 @@ def test_a_reload_that_drops_answered_questions_asks_first(app, browser_for, con
     answer_open_question(alice)
     edit(content_dir, "id: why-multi-head", "id: why-multi-heads")
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     ines.get("/instructor/content")
     old_version = live_bank(app).version
 
@@ -1110,7 +1110,7 @@ def test_a_refused_score_in_the_queue_brings_the_reviewer_to_its_field(app, brow
 
 def test_the_seed_is_ignored_for_a_question_that_has_none(app, browser_for):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     response = ines.get(
         "/instructor/preview", query_string={"question": "qkv-origin", "seed": "abc"}
     )
@@ -1122,7 +1122,7 @@ def test_the_report_says_how_many_answers_await_review(app, browser_for, session
     alice = browser_for("alice")
     answer_open_question(alice)
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     report = ines.get(f"/instructor/students/{user_id(sessions, 'alice')}/report").text
     assert "(1 awaiting review, counted as 0 until reviewed)" in report
     [answer_id] = awaiting_ids(sessions)
@@ -1137,7 +1137,7 @@ def test_the_overview_counts_students_only_and_marks_a_full_queue(
 ):
     monkeypatch.setattr(instructor, "REVIEW_QUEUE_LIMIT", 2)
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     assert ">Students</a>: 2</li>" in ines.get("/instructor/").text  # alice and bob, not ines
     # the shipped bank: one chapter, six questions and twelve drills
     assert "1 chapter, 18 questions" in ines.get("/instructor/").text
@@ -1157,7 +1157,7 @@ def test_the_overview_counts_students_only_and_marks_a_full_queue(
         "2+",
         "open answers awaiting review",
     )
-    ines.get("/lang/zh")
+    ines.post("/lang/zh")
     page = ines.get("/instructor/").text
     assert "1 个章节，18 道题" in page
     assert waiting.search(page).groups() == ("2+", "份开放题答案待评阅")
@@ -1170,7 +1170,7 @@ def test_the_content_page_shows_each_prompt_on_one_line_cut_after_160_characters
     edit(content_dir, f"en: {FIRST_PROMPT_EN}", f'en: "{"x" * 79}\\n\\n   {"y" * 80}"')
     edit(content_dir, "en: Why does multi-head", f"en: {'z' * 161} Why does multi-head")
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     assert ines.post("/instructor/content/reload").status_code == 302
     excerpts = re.findall(
         r'<td class="prompt-excerpt">([^<]*)</td>', ines.get("/instructor/content").text
@@ -1186,7 +1186,7 @@ def test_the_content_page_shows_prompts_as_plain_text_not_markdown(app, browser_
         'en: "Where are **Q**, `K` and *V* computed from? <b>x</b> & y"',
     )
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     assert ines.post("/instructor/content/reload").status_code == 302
     page = ines.get("/instructor/content").text
     excerpt = r'<tr data-question="{}">.*?<td class="prompt-excerpt">([^<]*)</td>'
@@ -1206,7 +1206,7 @@ def test_the_content_page_shows_prompts_as_plain_text_not_markdown(app, browser_
 
 def test_a_blank_seed_previews_seed_0_and_the_largest_seed_is_accepted(browser_for):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
 
     def variant(seed: str) -> str:
         page = ines.get(
@@ -1258,7 +1258,7 @@ def test_an_instructor_creates_an_account_and_an_unknown_role_is_refused(
     app, browser_for, sessions
 ):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     ines.get("/instructor/students")
     form = {"name": "carol", "password": "long enough 1", "password_again": "long enough 1"}
     response = ines.post("/instructor/students", {**form, "role": "admin"})
@@ -1279,7 +1279,7 @@ def test_answers_to_a_question_dropped_from_the_bank_can_still_be_reviewed(
     [answer_id] = awaiting_ids(sessions)
     edit(content_dir, "id: why-multi-head", "id: why-multi-heads")
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     ines.get("/instructor/content")
     asked = ines.post("/instructor/content/reload")
     [version] = re.findall(r'name="confirmed_version" value="([0-9a-f]+)"', asked.text)
@@ -1297,7 +1297,7 @@ def test_answers_to_a_question_dropped_from_the_bank_can_still_be_reviewed(
     assert awaiting_ids(sessions) == []
     # the learner's history still lists it, by its id and without a link to where it was
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     history = re.search(
         r'<li data-question="why-multi-head">(.*?)</li>', alice.get("/progress").text, re.S
     )
@@ -1313,7 +1313,7 @@ def test_the_history_names_a_question_by_its_prompt_cut_after_60_characters(
     ines = browser_for("ines")
     assert ines.post("/instructor/content/reload").status_code == 302
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     alice.get(CHAPTER_URL)
     alice.post(f"{CHAPTER_URL}/questions/qkv-origin", {"choice": "B"})
     answer_open_question(alice)

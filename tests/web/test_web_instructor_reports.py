@@ -122,7 +122,7 @@ def test_empty_reports_still_download(browser_for):
 def test_the_reports_page_links_the_downloads_and_shows_item_statistics(app, browser_for, sessions):
     alice_works(app, browser_for, sessions)
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get("/instructor/reports")
     assert page.status_code == 200
     for url in (
@@ -145,7 +145,7 @@ def test_the_reports_page_links_the_downloads_and_shows_item_statistics(app, bro
 def test_the_printable_student_report(app, browser_for, sessions):
     alice_works(app, browser_for, sessions)
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     alice = user_id(sessions, "alice")
     roster = ines.get("/instructor/students").text
     assert f'href="/instructor/students/{alice}/report"' in roster
@@ -186,7 +186,7 @@ def test_a_report_whose_drill_history_is_cut_short_says_so(app, browser_for, ses
         practice.submit_drill(session, learner, issued.id, "0 0 0", "key-2")
     monkeypatch.setattr(instructor, "HISTORY_LIMIT", 1)
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get(f"/instructor/students/{learner}/report").text
     assert (
         '<p class="history-cut" id="history-cut">The latest 1 of 2 drill submissions (the '
@@ -198,7 +198,7 @@ def test_a_report_whose_drill_history_is_cut_short_says_so(app, browser_for, ses
 def test_the_report_of_a_student_who_answered_nothing_says_not_started(app, browser_for, sessions):
     alice_works(app, browser_for, sessions)
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     bob = user_id(sessions, "bob")
     page = ines.get(f"/instructor/students/{bob}/report").text
     total = re.search(r"<h2>Chapter total: (.*?)</h2>", page, re.DOTALL).group(1)
@@ -206,7 +206,7 @@ def test_the_report_of_a_student_who_answered_nothing_says_not_started(app, brow
         total
         == '<span id="chapter-total">—</span> <small class="not-started">(not started)</small>'
     )
-    ines.get("/lang/zh")
+    ines.post("/lang/zh")
     page = ines.get(f"/instructor/students/{bob}/report").text
     assert '<span id="chapter-total">—</span> <small class="not-started">(未开始)</small>' in page
     # alice, who answered, has her total and no such note
@@ -226,7 +226,7 @@ def test_the_mastery_charts_and_the_report_name_skills_in_the_page_language(
     drill)."""
     alice_works(app, browser_for, sessions)
     ines = browser_for("ines")
-    ines.get("/lang/zh")
+    ines.post("/lang/zh")
     alice = user_id(sessions, "alice")
     # the student's page and the report alike: in the order of the bank's drills
     # (projection, softmax_row, multi_head), not by skill id (multi_head, qkv, softmax)
@@ -242,7 +242,7 @@ def test_the_mastery_charts_and_the_report_name_skills_in_the_page_language(
     )
     drills = re.findall(r'<td data-skill="([^"]+)">([^<]*)</td>', report)
     assert drills == [("softmax", "Softmax")]
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     report = ines.get(f"/instructor/students/{alice}/report").text
     assert bar_labels(report) == ["Q, K and V projections", "Softmax", "Multi-head attention"]
 

@@ -41,13 +41,13 @@ def test_the_learners_and_instructors_tables_scroll_in_named_boxes(app, browser_
     with sessions() as session:
         issued = practice.start_drill(session, bank, learner, "drill-softmax-row", seed=7)
         practice.submit_drill(session, learner, issued.id, "0.6096 0.1661 0.2243", "key-1")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     assert boxed_tables(alice.get("/progress").text) == {"skills": "Progress per skill"}
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     assert boxed_tables(alice.get("/progress").text) == {"skills": "各技能进度"}
 
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     assert boxed_tables(ines.get(f"/instructor/students/{learner}").text) == {
         "skills": "Progress per skill",
         "open-answers": "Open answers",
@@ -93,14 +93,14 @@ def test_no_table_is_turned_into_a_block_on_a_phone():
 
 def test_every_page_starts_with_a_skip_link_to_main_and_an_inline_icon(browser_for):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     page = alice.get("/drills").text
     body = page[page.index("<body>") + len("<body>") :]
     # the first link of the page, before the navigation's
     first_link = re.search(r"<a [^>]*>[^<]*</a>", body).group(0)
     assert first_link == '<a class="skip-link" href="#main">Skip to content</a>'
     assert '<main id="main" tabindex="-1">' in page
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     assert '<a class="skip-link" href="#main">跳到正文</a>' in alice.get("/drills").text
 
     # the icon is in the page, so no browser asks for /favicon.ico; its markup escaped, so a

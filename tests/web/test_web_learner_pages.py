@@ -59,7 +59,7 @@ def test_the_drill_page_states_the_task_its_rounding_and_the_tolerance(browser_f
         "Each further attempt takes 10% off the score.",
     ]
 
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     page = alice.get(f"/variants/{variant_id}").text
     assert "计算练习：对给定" not in page
     assert (
@@ -69,7 +69,7 @@ def test_the_drill_page_states_the_task_its_rounding_and_the_tolerance(browser_f
     assert "<li>与精确值相差不超过 ±0.005 的答案算对。</li>" in page
 
     # a token id: right or wrong, one attempt
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     variant_id = start(alice, "drill-greedy-next-token")
     page = alice.get(f"/variants/{variant_id}").text
     rules = re.findall(r"<li>(.*?)</li>", first(r'<ul class="rules" id="rules">(.*?)</ul>', page))
@@ -105,7 +105,7 @@ def test_a_single_number_is_answered_in_one_labelled_input(browser_for):
         ("drill-teacher-forcing-loss", "损失", "zh"),  # the name in the page's language
         ("drill-greedy-next-token", "下一个 token 的 id", "zh"),
     ]:
-        alice.get(f"/lang/{lang}")
+        alice.post(f"/lang/{lang}")
         page = alice.get(f"/variants/{start(alice, question_id)}").text
         form = first(r'(<form method="post" action="/variants/\d+/submissions.*?</form>)', page)
         assert re.findall(r"<input name=\"(cell-[^\"]+)\"", form) == ["cell-0-0"]
@@ -138,7 +138,7 @@ def test_the_drills_list_names_each_drill_and_each_button(app, browser_for):
     assert "Skill: Positional encoding" in skills and "Skill: Add &amp; Norm" in skills
     assert not any("_" in s for s in skills)  # no tag such as positional_encoding
 
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     page = alice.get("/drills").text
     assert '<h2 id="drill-drill-greedy-next-token">贪心解码：下一个 token</h2>' in page
     assert (
@@ -209,7 +209,7 @@ def drill_status(page: str, question_id: str) -> str:
 
 def test_each_drill_says_what_the_learner_has_done_with_it(app, browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     page = alice.get("/drills").text
     drills = [q.id for q in app.extensions["quizsvc"].bank.questions.values() if q.type == "drill"]
     assert [drill_status(page, d) for d in drills] == ["Not tried yet"] * len(drills)
@@ -243,7 +243,7 @@ def test_each_drill_says_what_the_learner_has_done_with_it(app, browser_for, ses
     assert 'aria-describedby="status-drill-score-row">Continue</button>' in page
     assert start(alice, "drill-score-row", "start") == third_id  # what Continue does
 
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     assert drill_status(alice.get("/drills").text, "drill-score-row") == (
         "2 组未完成，“继续”打开最新的一组 · 已完成 1 组 · 最好成绩 90%（每组按最好的一次计）"
     )
@@ -280,7 +280,7 @@ def test_the_drills_list_reads_every_drills_standing_in_one_query(app, browser_f
 
 def test_the_recommended_drill_is_named_with_why(app, browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
 
     def recommended() -> tuple[str, str, str, str]:
         section = first(
@@ -334,7 +334,7 @@ def test_the_recommended_drill_is_named_with_why(app, browser_for, sessions):
         "/drills/drill-ffn-row/start",
         f"Continue: {title}",
     )
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     assert recommended()[1] == "它练的是你目前最弱的技能：前馈网络（FFN），掌握度 25%。"
 
 
@@ -383,7 +383,7 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
     assert re.findall(captions, page) == titles
     assert re.search(r"<text [^>]*>Add &amp; Norm</text>", page)  # the bar's label
 
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     page = alice.get("/progress").text
     assert "每道评过分的题都让它向这道题的得分移动差距的 50%" in page
     assert "改正错误永远不会拉低掌握度" in page
@@ -414,7 +414,7 @@ def test_the_chapter_page_labels_its_questions_and_answers(browser_for):
     for textarea in textareas:
         assert f'<label class="block" for="{textarea}">Your answer</label>' in page
 
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     page = alice.get(CHAPTER_URL).text
     assert re.findall(r'<h2 id="h-[^"]+">(.*?)</h2>', page)[:2] == ["第 1 题", "第 2 题"]
     assert "<legend>选择一个答案</legend>" in page
@@ -458,7 +458,7 @@ def test_a_heatmap_says_what_its_rows_and_columns_are_in_the_page_language(brows
     )
     assert values, label
     assert abs(sum(map(float, values.groups())) - 1) <= 0.015
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     page = alice.get(f"/variants/{variant_id}").text
     label = first(r"<svg class='heatmap'[^>]*aria-label='([^']*)'", page)
     assert label.startswith("注意力权重 A：每行是一个查询（query），每列是一个键（key）")
@@ -467,10 +467,10 @@ def test_a_heatmap_says_what_its_rows_and_columns_are_in_the_page_language(brows
 def test_the_language_toggle_says_which_language_it_is_in(browser_for):
     alice = browser_for("alice")
     english = alice.get(CHAPTER_URL, headers={"Accept-Language": "en"}).text
-    assert re.search(r'<a id="lang-toggle" [^>]*lang="zh-CN" hreflang="zh-CN">中文</a>', english)
-    alice.get("/lang/zh")
+    assert re.search(r'<button id="lang-toggle" [^>]*lang="zh-CN">中文</button>', english)
+    alice.post("/lang/zh")
     chinese = alice.get(CHAPTER_URL).text
-    assert re.search(r'<a id="lang-toggle" [^>]*lang="en" hreflang="en">English</a>', chinese)
+    assert re.search(r'<button id="lang-toggle" [^>]*lang="en">English</button>', chinese)
 
 
 def test_a_wrong_password_keeps_the_user_name(browser_for):
@@ -485,14 +485,14 @@ def test_a_wrong_password_keeps_the_user_name(browser_for):
 
 def test_a_drills_tables_are_labelled_in_the_page_language(browser_for):
     alice = browser_for("alice")
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     page = alice.get(f"/variants/{start(alice, 'drill-softmax-row')}").text
     # the given row of scores, and the answer's row: weights, not scores
     assert "<caption>分数</caption>" in page
     assert "<th scope='row' lang='zh-CN'>分数</th>" in page
     assert re.search(r'<th scope="row"[^>]*>权重</th>', page), "the grid's row header"
     assert "权重, 我" in page  # a cell's name
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     page = alice.get(f"/variants/{start(alice, 'drill-softmax-row')}").text
     assert "<caption>scores</caption>" in page and "weight, 我" in page
     # on the English page the chapter's tokens say they are Chinese, in the given tensor's

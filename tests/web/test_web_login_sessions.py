@@ -86,7 +86,7 @@ def test_a_password_change_keeps_the_changers_new_session_and_ends_their_old_coo
     browser_for,
 ):
     laptop, phone = browser_for("alice"), browser_for("alice")
-    phone.get("/lang/en")
+    phone.post("/lang/en")
     before_the_change = cookie(laptop)
     laptop.get("/account/password")
     changed = laptop.post(
@@ -114,7 +114,7 @@ def test_a_password_set_with_the_cli_ends_every_session_and_says_why_once(
     laptop, phone = browser_for("alice"), browser_for("alice")
     bob = browser_for("bob")
     for browser in (laptop, phone):
-        browser.get("/lang/en")
+        browser.post("/lang/en")
     result = CliRunner().invoke(
         main,
         ["user", "password", "alice"],
@@ -137,7 +137,7 @@ def test_a_cookie_of_the_password_digest_sessions_from_before_is_no_login(browse
         old_id = f"{user.id}.{old_key}"
     with alice.client.session_transaction() as cookie_session:
         cookie_session["_user_id"] = old_id
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     # not told of a password change: there was none, it is simply no login
     assert flashes(alice.get("/progress", follow_redirects=True).text) == [LOG_IN_EN]
 

@@ -58,7 +58,7 @@ def test_a_right_password_forgets_the_failures_before_it(browser_for):
 def test_the_throttled_page_is_in_the_pages_language(browser_for):
     fail_logins(browser_for, "alice", LIMIT)
     b = browser_for()
-    b.get("/lang/zh")
+    b.post("/lang/zh")
     response = b.login("alice")
     assert_throttled(response)
     expected = MESSAGES["login_throttled"]["zh"].format(count=10)

@@ -157,7 +157,7 @@ def test_a_numeric_question_states_its_answers_shape_and_tolerance_in_the_page_l
     browser_for,
 ):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     page = alice.get(CHAPTER_URL).text
     assert rules(question_section(page, "masked-scores")) == [
         "The answer is a 2 × 2 matrix (rows × columns): one row per line (or rows separated "
@@ -185,7 +185,7 @@ def test_a_numeric_question_states_its_answers_shape_and_tolerance_in_the_page_l
     assert 'aria-describedby="rules-masked-scores"' in section
     assert '<ul class="rules answer-rules" id="rules-masked-scores">' in section
 
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     page = alice.get(CHAPTER_URL).text
     assert rules(question_section(page, "softmax-of-a-row")) == [
         "答案是一行 3 个数，用逗号或空格分隔（−∞ 写作 -inf）。",
@@ -196,7 +196,7 @@ def test_a_numeric_question_states_its_answers_shape_and_tolerance_in_the_page_l
 
 def test_before_answering_no_numeric_key_or_choice_score_is_in_the_page(browser_for):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     page = alice.get(CHAPTER_URL).text
     numeric = question_section(page, "masked-scores")
     for secret in ("2.89", "2.7", "Positions with j &gt; i", "marks", "data-correct", "expected"):
@@ -213,7 +213,7 @@ def test_a_numeric_answer_shows_its_automatic_score_marks_key_and_lines_as_typed
     browser_for, sessions
 ):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     # 2 ✓, -inf ✓, 2.7 ✓, 2.5 ✗ (2.89 ± 0.005): 3 of 4 cells -> 75 %
     typed = "2, -inf\n2.7, 2.5"
     section = question_section(answer(alice, "masked-scores", {"text": typed}), "masked-scores")
@@ -244,7 +244,7 @@ def test_a_numeric_answer_shows_its_automatic_score_marks_key_and_lines_as_typed
     # the rules stay beside the marks
     assert rules(section)[1] == "Answers within ±0.005 of the exact value count as correct."
 
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     section = question_section(alice.get(CHAPTER_URL).text, "masked-scores")
     assert '<p class="auto-score">自动评分：75%</p>' in section
     assert "老师评阅" not in section
@@ -253,7 +253,7 @@ def test_a_numeric_answer_shows_its_automatic_score_marks_key_and_lines_as_typed
 
 def test_an_all_or_nothing_row_with_one_wrong_cell_scores_zero_and_says_which(browser_for):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     # 0.224 accepts 0.224 ± (0.001 + 0.01 × 0.224) = ± 0.00324: 0.23 is out, so 0 %
     page = answer(alice, "softmax-of-a-row", {"text": "0.61 0.166 0.23"})
     section = question_section(page, "softmax-of-a-row")
@@ -293,7 +293,7 @@ def test_a_multiple_choice_answer_shows_partial_credit_with_its_score(
     browser_for, sessions, choices, shown, score
 ):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     page = answer(alice, "decoder-differences", {"choice": choices})
     section = question_section(page, "decoder-differences")
     assert verdict(section) == shown
@@ -305,7 +305,7 @@ def test_a_multiple_choice_answer_shows_partial_credit_with_its_score(
 
 def test_partial_credit_is_in_chinese_on_a_chinese_page(browser_for):
     alice = browser_for("alice")
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     page = answer(alice, "decoder-differences", {"choice": ["C"]})
     section = question_section(page, "decoder-differences")
     assert '<span class="partly-right">部分正确，得分 50%</span>' in section
@@ -323,8 +323,8 @@ def preview_part(page_html: str, css_class: str) -> str:
 @pytest.mark.parametrize("question_id", ["masked-scores", "softmax-of-a-row", "scale-factor"])
 def test_the_previews_public_view_lists_what_the_learner_is_told(browser_for, lang, question_id):
     alice, ines = browser_for("alice"), browser_for("ines")
-    alice.get(f"/lang/{lang}")
-    ines.get(f"/lang/{lang}")
+    alice.post(f"/lang/{lang}")
+    ines.post(f"/lang/{lang}")
     learner = rules(question_section(alice.get(CHAPTER_URL).text, question_id))
     preview = ines.get(f"/instructor/preview?question={question_id}").text
     assert rules(preview_part(preview, "public-view")) == learner
@@ -333,7 +333,7 @@ def test_the_previews_public_view_lists_what_the_learner_is_told(browser_for, la
 
 def test_the_preview_shows_every_choices_score_including_penalties(browser_for):
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get("/instructor/preview?question=decoder-differences").text
     public = preview_part(page, "public-view")
     assert "choice-score" not in public and "0.5" not in public
@@ -353,7 +353,7 @@ def test_the_preview_shows_every_choices_score_including_penalties(browser_for):
         ("C", "", "Cross-attention", "0.5"),
         ("D", ' class="penalty"', "It has no feed-forward network", "−0.5"),
     ]
-    ines.get("/lang/zh")
+    ines.post("/lang/zh")
     page = ines.get("/instructor/preview?question=decoder-differences").text
     assert "<th>选项</th>" in preview_part(page, "solution-view")
 
@@ -367,7 +367,7 @@ def test_a_numeric_answer_is_neither_listed_nor_reviewable_as_an_open_answer(bro
     numeric_id = recorded["masked-scores"].answer_id
     open_id = recorded["why-multi-head"].answer_id
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     page = ines.get(f"/instructor/students/{user_id(sessions, 'alice')}").text
     assert f'data-answer="{open_id}"' in page
     assert f'data-answer="{numeric_id}"' not in page
@@ -401,7 +401,7 @@ def test_marks_against_a_key_changed_since_the_answer_say_the_recorded_score_sta
     app, content_dir, browser_for
 ):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     answer(alice, "masked-scores", {"text": "2, -inf\n2.7, 2.89"})  # all 4 right: 100 %
     page = answer(alice, "scale-factor", {"text": "0.5"})
     assert KEY_CHANGED not in page  # the key as answered: marks and score agree
@@ -416,7 +416,7 @@ def test_marks_against_a_key_changed_since_the_answer_say_the_recorded_score_sta
     assert f'<p class="key-changed">{KEY_CHANGED}</p>' in after_marks
     assert KEY_CHANGED not in question_section(page, "scale-factor")  # its key is unchanged
 
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     section = question_section(alice.get(CHAPTER_URL).text, "masked-scores")
     assert '<p class="key-changed">你作答之后，这道题的答案改过了；你记录的得分保持不变。</p>' in (
         section
@@ -427,7 +427,7 @@ def test_a_key_whose_shape_changed_since_the_answer_says_so_without_marks(
     app, content_dir, browser_for
 ):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     answer(alice, "scale-factor", {"text": "0.5"})
     change_key(app, content_dir, "answer: 0.5\n", "answer: [0.5, 0.25]\n")
     section = question_section(alice.get(CHAPTER_URL).text, "scale-factor")
@@ -481,7 +481,7 @@ def test_an_answer_to_a_question_that_changed_type_is_shown_as_recorded(
     app, content_dir, browser_for
 ):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     answer(alice, "why-multi-head", {"text": "each head learns one pattern"})  # awaiting review
     answer(alice, "scale-factor", {"text": "0.5"})  # numeric: 100 %
     answer(alice, "masked-scores", {"text": "2, -inf; 2.7, 2.5"})  # numeric: 3 of 4, 75 %
@@ -527,7 +527,7 @@ def test_a_multiple_choice_answer_with_nothing_ticked_is_refused_and_keeps_the_a
     browser_for, sessions
 ):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     alice.get(CHAPTER_URL)
     response = alice.post(f"{CHAPTER_URL}/questions/decoder-differences", {})
     assert response.status_code == 422
@@ -542,7 +542,7 @@ def test_a_multiple_choice_answer_with_nothing_ticked_is_refused_and_keeps_the_a
 
 def test_an_empty_value_among_the_ticked_choices_is_not_recorded(browser_for, sessions):
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     answer(alice, "decoder-differences", {"choice": ["A", "", "C"]})
     with reading(sessions) as session:
         recorded = store.latest_quiz_answers(session, user_id(sessions, "alice"))

@@ -96,10 +96,20 @@ def skill_row(page_html: str, skill: str) -> list[str] | None:
     return re.findall(r"<td[^>]*>(.*?)</td>", match.group(1)) if match else None
 
 
-def lang_toggle(page_html: str) -> str:
-    match = re.search(r'<a id="lang-toggle" href="([^"]+)"', page_html)
-    assert match
-    return match.group(1).replace("&amp;", "&")
+def lang_toggle(page_html: str) -> tuple[str, str]:
+    """The header's language form: where it posts, and the page it leads back to."""
+    form = re.search(
+        r'<form class="inline" method="post" action="(/lang/[^"]+)">(.*?)</form>', page_html, re.S
+    )
+    assert form
+    back = re.search(r'<input type="hidden" name="next" value="([^"]*)">', form.group(2))
+    return form.group(1), html.unescape(back.group(1))
+
+
+def switch_language(browser, page_html: str, **kwargs):
+    """Press the header's language button, as a browser sends its form."""
+    action, back = lang_toggle(page_html)
+    return browser.post(action, {"next": back}, **kwargs)
 
 
 # --- language --------------------------------------------------------------------------
@@ -154,22 +164,21 @@ def test_the_language_toggle_switches_and_persists_in_the_session(browser_for):
     english = {"Accept-Language": "en"}
     page = alice.get(CHAPTER_URL, headers=english)
     assert "Chapter quiz" in page.text
-    toggle = lang_toggle(page.text)
-    assert urlsplit(toggle).path == "/lang/zh"
+    assert lang_toggle(page.text)[0] == "/lang/zh"
 
-    response = alice.get(toggle, headers=english)
+    response = switch_language(alice, page.text, headers=english)
     assert response.status_code == 302
     assert urlsplit(response.headers["Location"]).path == CHAPTER_URL  # back where it was
     for path, chinese in ((CHAPTER_URL, "Q、K、V 是从哪里算出来的？"), ("/progress", "学习进度")):
         page = alice.get(path, headers=english)  # the browser still prefers English
         assert '<html lang="zh-CN">' in page.text, path
         assert chinese in page.text, path
-    assert urlsplit(lang_toggle(page.text)).path == "/lang/en"
+    assert lang_toggle(page.text)[0] == "/lang/en"
 
-    alice.get("/lang/en", headers={"Accept-Language": "zh-CN"})
+    alice.post("/lang/en", headers={"Accept-Language": "zh-CN"})
     page = alice.get(CHAPTER_URL, headers={"Accept-Language": "zh-CN"})
     assert "Where are Q, K and V computed from?" in page.text
-    assert alice.get("/lang/fr").status_code == 404
+    assert alice.post("/lang/fr").status_code == 404
 
 
 def test_the_language_toggle_on_a_rejected_form_returns_to_the_page(browser_for):
@@ -178,7 +187,7 @@ def test_the_language_toggle_on_a_rejected_form_returns_to_the_page(browser_for)
     alice = browser_for("alice")
     rejected = alice.post(f"{CHAPTER_URL}/questions/{QKV}", {})
     assert rejected.status_code == 422
-    response = alice.get(lang_toggle(rejected.text))
+    response = switch_language(alice, rejected.text)
     assert response.status_code == 302
     page = alice.get(response.headers["Location"])
     assert page.status_code == 200
@@ -188,7 +197,7 @@ def test_the_language_toggle_on_a_rejected_form_returns_to_the_page(browser_for)
     rejected = submit(alice, variant, {"pasted": "abc"})
     assert rejected.status_code == 422
     assert "剩余次数：3" in rejected.text
-    response = alice.get(lang_toggle(rejected.text))  # back to English
+    response = switch_language(alice, rejected.text)  # back to English
     assert response.status_code == 302
     assert urlsplit(response.headers["Location"]).path == f"/variants/{variant}"
     page = alice.get(response.headers["Location"])
@@ -198,10 +207,11 @@ def test_the_language_toggle_on_a_rejected_form_returns_to_the_page(browser_for)
     # any other page answering a POST (here a failed CSRF check) leads to the start page
     refused = alice.client.post(f"/variants/{variant}/submissions", data={"pasted": "1"})
     assert refused.status_code == 400
-    assert urlsplit(alice.get(lang_toggle(refused.text)).headers["Location"]).path == "/"
+    assert urlsplit(switch_language(alice, refused.text).headers["Location"]).path == "/"
     # and the login page keeps where the learner was going
-    login = browser_for().get("/login?next=/progress")
-    response = browser_for().get(lang_toggle(login.text))
+    visitor = browser_for()
+    login = visitor.get("/login?next=/progress")
+    response = switch_language(visitor, login.text)
     assert response.headers["Location"] == "/login?next=/progress"
 
 
@@ -283,7 +293,7 @@ def test_an_open_answer_waits_for_review_its_suggested_score_kept_from_the_learn
 
     # the same in Chinese: 并行 (0.25) and 逐个 (0.3) -> 55 %, 掩码 (0.15) -> 70 %
     bob = browser_for("bob")
-    bob.get("/lang/zh")
+    bob.post("/lang/zh")
     response = bob.post(
         f"{CHAPTER_URL}/questions/{TEACHER_FORCING}",
         {"text": "训练时并行计算，用掩码；推理时逐个生成。"},
@@ -478,7 +488,7 @@ def test_invalid_drill_input_is_422_inline_and_uses_no_attempt(browser_for, sess
     assert count(sessions, store.Submission) == 0
     assert progress(sessions, "alice") == {}
 
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     response = submit(alice, variant_id, {"pasted": "abc"})
     assert response.status_code == 422
     assert (

@@ -69,7 +69,7 @@ def test_registration_refuses_two_different_passwords(browser_for, sessions):
 )
 def test_registration_errors_are_in_chinese_on_a_chinese_page(browser_for, sessions, form, message):
     visitor = browser_for()
-    visitor.get("/lang/zh")
+    visitor.post("/lang/zh")
     visitor.get("/register")
     response = visitor.post("/register", {**form, "password_again": form["password"]})
     assert response.status_code == 422
@@ -91,7 +91,7 @@ def test_the_user_name_field_states_its_rule_in_the_page_language(browser_for):
          "starting with a letter or digit."),
         ("zh", "1 到 64 个小写字母、数字、“.”、“_”或“-”，以字母或数字开头。"),
     ]:  # fmt: skip
-        visitor.get(f"/lang/{lang}")
+        visitor.post(f"/lang/{lang}")
         page = visitor.get("/register").text
         field = re.search(r'<input name="name"[^>]*>', page).group(0)
         # the title joins the browser's own "match the requested format" message

@@ -122,7 +122,7 @@ def test_logout_leaves_nothing_of_the_user_in_the_cookie_but_the_language(browse
     """The session cookie is signed, not encrypted: on a shared computer the next person
     could read whatever the last one left in it, such as their typed drill answer."""
     b = browser_for("alice")
-    b.get("/lang/zh")
+    b.post("/lang/zh")
     variant = variant_id_of(b.post("/drills/drill-score-row/variants"))
     typed = {"cell-0-0": "0.25", "cell-0-1": "7", "cell-0-2": "-1"}
     response = b.post(f"/variants/{variant}/submissions", typed)
@@ -187,12 +187,36 @@ def test_login_never_redirects_to_another_site(browser_for):
             assert path == expected_path, (target, response.headers["Location"])
 
         # the language toggle takes the same `next` and must be as careful
-        response = b.get("/lang/en", query_string={"next": target})
+        b.get("/progress")  # the logged-in session's CSRF token
+        response = b.post("/lang/en", {"next": target})
         assert response.status_code == 302, target
         host, path = where_a_browser_goes(response.headers["Location"])
         assert host == "localhost", (target, response.headers["Location"])
         if expected_path is not None:
             assert path == expected_path, (target, response.headers["Location"])
+
+
+def test_switching_the_language_takes_a_post_with_the_csrf_token(browser_for):
+    alice = browser_for("alice")
+    alice.post("/lang/en")
+    # what another site can make a browser send: an image's GET, a form without the token
+    assert alice.get("/lang/zh").status_code == 405
+    refused = alice.client.post("/lang/zh", data={"next": "/progress"})
+    assert refused.status_code == 400
+    assert '<html lang="en">' in alice.get("/progress").text
+
+    # the header's button, pressed on a page with a query string: back to that very page
+    page = alice.get("/instructor/students?page=2&x=%C3%A9")  # a 403 page has the header too
+    form = re.search(
+        r'<form class="inline" method="post" action="/lang/zh">(.*?)</form>', page.text, re.S
+    )
+    assert form, page.text[:500]
+    back = re.search(r'name="next" value="([^"]*)"', form.group(1)).group(1)
+    assert back == "/instructor/students?page=2&amp;x=%C3%A9"
+    response = alice.post("/lang/zh", {"next": "/instructor/students?page=2&x=%C3%A9"})
+    assert response.status_code == 302
+    assert response.headers["Location"] == "/instructor/students?page=2&x=%C3%A9"
+    assert '<html lang="zh-CN">' in alice.get("/progress").text
 
 
 def set_cookie_headers(response, name: str) -> list[str]:
@@ -552,7 +576,7 @@ def test_a_display_name_and_a_review_comment_are_escaped_wherever_shown(browser_
         return response.text
 
     mallory = browser_for("mallory")
-    mallory.get("/lang/en")
+    mallory.post("/lang/en")
     assert escaped in page_of(mallory, CHAPTER_URL)  # the navigation's logout button
     response = mallory.post(f"{CHAPTER_URL}/questions/why-multi-head", {"text": "heads"})
     assert response.status_code == 302
@@ -664,7 +688,7 @@ def test_no_drill_page_shows_the_answer_before_the_variant_is_finished(app, brow
             checked[question.id] = checked.get(question.id, 0) + len(answer)
             where = f"{question.id} seed {seed}"
             for lang in ("en", "zh"):
-                alice.get(f"/lang/{lang}")
+                alice.post(f"/lang/{lang}")
                 page = alice.get(f"/variants/{issued.id}")
                 assert page.status_code == 200
                 assert str(seed) not in page.text, where  # the seed would regenerate it all
@@ -696,7 +720,7 @@ def test_no_drill_page_shows_the_answer_before_the_variant_is_finished(app, brow
 
             if n == 2:
                 # once it is solved, the same check finds the answer: it is not blind
-                alice.get("/lang/en")
+                alice.post("/lang/en")
                 response = alice.post(
                     f"/variants/{issued.id}/submissions",
                     {"pasted": pasted(variant.answer.values)},
@@ -767,7 +791,7 @@ def question_sections(page_html: str) -> dict[str, str]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_chapter_page_shows_no_key_before_answering(app, browser_for, lang):
     alice = browser_for("alice")
-    alice.get(f"/lang/{lang}")
+    alice.post(f"/lang/{lang}")
     page = alice.get(CHAPTER_URL)
     assert page.status_code == 200
     text = page_text(page.text)

@@ -31,14 +31,14 @@ def test_the_worked_example_page_shows_true_values_and_the_chapters_misprints(br
 
 def test_the_worked_example_page_follows_the_language(browser_for):
     alice = browser_for("alice")
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     text = alice.get("/worked-example").text
     assert "本章印为 1.43，真实值 0.4257" in text
 
 
 def test_the_worked_example_page_is_in_chinese_throughout(browser_for):
     alice = browser_for("alice")
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     text = alice.get("/worked-example").text
     headings = re.findall(r"<h2>(.*?)</h2>", text)
     assert headings[:2] == ["1. 查 Embedding 表：X（E 的行）", "2. 位置编码：PE 与 X&#39; = X + PE"]
@@ -51,7 +51,7 @@ def test_the_worked_example_page_is_in_chinese_throughout(browser_for):
     for english in ("Embedding lookup", "Positional encoding", "after masking", "row sums"):
         assert english not in text, english
 
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     text = alice.get("/worked-example").text
     assert "<h2>2. Positional encoding: PE and X&#39; = X + PE</h2>" in text
     assert "Output = A V [0, 0]: the chapter prints" in text
