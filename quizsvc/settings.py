@@ -30,6 +30,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CONTENT_DIR = REPO_ROOT / "content"
 DEFAULT_SESSION_LIFETIME_SECONDS = 31 * 24 * 3600  # Flask's own default, 31 days
 DEFAULT_LOGIN_ATTEMPT_LIMITS = "10 per 10 minutes"
+# Per client address, over every name: generous, since a class behind one school's NAT shares
+# an address; a password sprayer still gets no more than this from one address.
+DEFAULT_LOGIN_ADDRESS_ATTEMPT_LIMITS = "50 per 10 minutes"
 DEFAULT_LOGIN_THROTTLE_STORAGE = "memory://"
 
 PREFIX = "QUIZSVC_"
@@ -96,10 +99,21 @@ class Settings(BaseModel):
         validation_alias="QUIZSVC_LOGIN_ATTEMPT_LIMITS",
         description=RATE_LIMITS,
     )
+    login_address_attempt_limits: str = Field(
+        DEFAULT_LOGIN_ADDRESS_ATTEMPT_LIMITS,
+        validation_alias="QUIZSVC_LOGIN_ADDRESS_ATTEMPT_LIMITS",
+        description=RATE_LIMITS,
+    )
     login_throttle_storage: str = Field(
         DEFAULT_LOGIN_THROTTLE_STORAGE,
         validation_alias="QUIZSVC_LOGIN_THROTTLE_STORAGE",
         description="a storage URI of the `limits` library (memory://, redis://...)",
+    )
+    trusted_proxies: int = Field(
+        0,
+        ge=0,
+        validation_alias="QUIZSVC_TRUSTED_PROXIES",
+        description="a whole number of proxies, 0 (none, the default) or more",
     )
     migrations_dir: Path | None = Field(
         None,
@@ -118,7 +132,7 @@ class Settings(BaseModel):
             raise ValueError("not a directory")
         return path
 
-    @field_validator("login_attempt_limits")
+    @field_validator("login_attempt_limits", "login_address_attempt_limits")
     @classmethod
     def _rate_limits(cls, text: str) -> str:
         parse_rate_limits(text)
@@ -134,7 +148,9 @@ class Settings(BaseModel):
             "SESSION_COOKIE_SECURE": self.session_cookie_secure,
             "PERMANENT_SESSION_LIFETIME": timedelta(seconds=self.permanent_session_lifetime),
             "LOGIN_ATTEMPT_LIMITS": self.login_attempt_limits,
+            "LOGIN_ADDRESS_ATTEMPT_LIMITS": self.login_address_attempt_limits,
             "LOGIN_THROTTLE_STORAGE": self.login_throttle_storage,
+            "TRUSTED_PROXIES": self.trusted_proxies,
         }
         if self.secret_key is not None:
             config["SECRET_KEY"] = self.secret_key

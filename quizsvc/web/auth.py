@@ -48,7 +48,7 @@ from quizsvc.web.context import db, state
 from quizsvc.web.errors import is_api_request
 from quizsvc.web.extensions import csrf, login_manager
 from quizsvc.web.i18n import LANGUAGES, translate
-from quizsvc.web.throttle import minutes, password_throttle
+from quizsvc.web.throttle import client_address, minutes, password_throttle
 
 bp = Blueprint("auth", __name__)
 
@@ -215,7 +215,8 @@ def instructor_required(view: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def too_many_attempts(page: str, wait: int):
-    """A form refused because its account's password was guessed at too often (`throttle`)."""
+    """A form refused because its account's password, or passwords from its address, were
+    guessed at too often (`throttle`)."""
     response = make_response(page, 429)
     response.headers["Retry-After"] = str(wait)
     return response
@@ -245,12 +246,17 @@ def _safe_next(target: str | None) -> str:
 def login():
     if request.method == "POST":
         name = request.form.get("name", "").strip()
-        wait = password_throttle().attempt(name)
-        if wait is not None:
-            flash(translate("login_throttled", count=minutes(wait)), "error")
-            return too_many_attempts(render_template("login.html"), wait)
+        refused = password_throttle().attempt(name, client_address())
+        if refused is not None:
+            count = minutes(refused.wait)
+            if refused.reason == "name":
+                flash(translate("login_throttled", count=count), "error")
+            else:
+                flash(translate("login_throttled_address", count=count), "error")
+            return too_many_attempts(render_template("login.html"), refused.wait)
         user = store.authenticate(db(), name, request.form.get("password", ""))
         if user is None:
+            password_throttle().failed(client_address())
             flash(translate("login_failed"), "error")
             return render_template("login.html"), 401
         password_throttle().succeeded(name)
@@ -349,11 +355,11 @@ def change_password():
             if new_password != request.form.get("new_password_again", ""):
                 raise PasswordsDiffer("the two new passwords differ")
             # the current password is a password to guess, as at the login
-            wait = password_throttle().attempt(current_user.name)
-            if wait is not None:
-                error = translate("password_change_throttled", count=minutes(wait))
+            refused = password_throttle().attempt(current_user.name)
+            if refused is not None:
+                error = translate("password_change_throttled", count=minutes(refused.wait))
                 return too_many_attempts(
-                    render_template("account_password.html", error=error), wait
+                    render_template("account_password.html", error=error), refused.wait
                 )
             user = store.change_password(
                 db(), current_user.id, request.form.get("current_password", ""), new_password

@@ -67,6 +67,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这个用户名的登录失败次数过多，请 {count} 分钟后再试。",
         "en": "Too many failed attempts to log in as this user. Try again in {count} minute.",
     },
+    "login_throttled_address": {
+        "zh": "从这个网络地址登录失败的次数过多，请 {count} 分钟后再试。",
+        "en": "Too many failed attempts to log in from this network address. Try again in "
+        "{count} minutes.",
+    },
+    "login_throttled_address_singular": {
+        "zh": "从这个网络地址登录失败的次数过多，请 {count} 分钟后再试。",
+        "en": "Too many failed attempts to log in from this network address. Try again in "
+        "{count} minute.",
+    },
     "password_change_throttled": {
         "zh": "当前密码输错的次数过多，请 {count} 分钟后再试。",
         "en": "The current password was wrong too many times. Try again in {count} minutes.",

@@ -1,15 +1,25 @@
-"""Password guessing slowed down: attempts to prove an account's password (logging in, the
-current password of a password change) are counted per account name, and once an account
-has had LOGIN_ATTEMPT_LIMITS of them without a success (default 10 in any 10 minutes), its
-password is not checked again until the oldest counted attempt has left the window. A
-success forgets the account's count.
+"""Password guessing slowed down, counted two ways with the `limits` library:
 
-Counted per name, not per client address: behind a reverse proxy every client has the
-proxy's address, and one address's limit would lock out everyone. The price is that
-someone who keeps failing as another user keeps that user out for as long as they go on;
-the limit is set so that this costs them a steady stream of requests while a guesser gets at
-most 1,440 passwords a day. Names that are nobody's are counted like any other, so the
-answer never tells whether an account exists.
+- per account name: attempts to prove an account's password (logging in, the current
+  password of a password change). Once an account has had LOGIN_ATTEMPT_LIMITS of them
+  without a success (default 10 in any 10 minutes), its password is not checked again until
+  the oldest counted attempt has left the window. A success forgets the account's count.
+  Names that are nobody's are counted like any other, so the answer never tells whether an
+  account exists. Someone who keeps failing as another user keeps that user out for as long
+  as they go on; the limit is set so that this costs them a steady stream of requests while
+  a guesser gets at most 1,440 passwords a day per account.
+- per client address: failed logins from one address, whatever the names
+  (LOGIN_ADDRESS_ATTEMPT_LIMITS, default 50 in any 10 minutes), so that trying a few
+  passwords on many accounts (password spraying) is slowed too. Only failures count, and a
+  success forgets nothing: logging in to one's own account must not reset a sprayer's count.
+  The limit is generous because a class behind one school's NAT shares an address. An IPv6
+  address counts by its /64 network, which a single host usually has whole.
+
+The client address is the connection's. Behind reverse proxies that is the nearest proxy's,
+and every client would share one count: TRUSTED_PROXIES (default 0) names how many proxies
+in front of the app to believe, and Werkzeug's ProxyFix then takes the address from as many
+X-Forwarded-For entries (`init_app`). Never more than there are: a client can write any
+X-Forwarded-For it likes, and only the entries the trusted proxies appended are true.
 
 The counts live in the `limits` library's storage named by LOGIN_THROTTLE_STORAGE:
 "memory://" (the default) holds them in this process, which is right for `make run`'s one
@@ -20,59 +30,89 @@ process; a deployment of several processes needs a storage they share (`redis://
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import math
 import time
 from dataclasses import dataclass
 
-from flask import current_app
+from flask import Flask, current_app, request
 from limits import RateLimitItem
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from quizsvc.settings import parse_rate_limits
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """Why an attempt may not be checked now: "name" or "address", and the whole seconds
+    until one may be tried again."""
+
+    reason: str
+    wait: int
+
+
+@dataclass(frozen=True)
 class PasswordThrottle:
     limiter: MovingWindowRateLimiter
-    limits: tuple[RateLimitItem, ...]
+    name_limits: tuple[RateLimitItem, ...]
+    address_limits: tuple[RateLimitItem, ...]
 
     @classmethod
-    def create(cls, storage_uri: str, limits: str) -> PasswordThrottle:
+    def create(cls, storage_uri: str, name_limits: str, address_limits: str) -> PasswordThrottle:
         """ValueError naming the setting for limits that do not read as such ("10 per
         fortnight"; "5 per minute; 20 per hour" is two) or a storage `limits` lacks."""
-        try:
-            items = parse_rate_limits(limits)
-        except ValueError as exc:
-            raise ValueError(f"QUIZSVC_LOGIN_ATTEMPT_LIMITS: {exc}") from None
+        parsed = []
+        for setting, limits in (
+            ("QUIZSVC_LOGIN_ATTEMPT_LIMITS", name_limits),
+            ("QUIZSVC_LOGIN_ADDRESS_ATTEMPT_LIMITS", address_limits),
+        ):
+            try:
+                parsed.append(parse_rate_limits(limits))
+            except ValueError as exc:
+                raise ValueError(f"{setting}: {exc}") from None
         try:
             storage = storage_from_string(storage_uri)
         except Exception as exc:  # limits raises ConfigurationError, ImportError, ...
             raise ValueError(
                 f"QUIZSVC_LOGIN_THROTTLE_STORAGE is not a storage the limits library can use: {exc}"
             ) from None
-        return cls(MovingWindowRateLimiter(storage), items)
+        return cls(MovingWindowRateLimiter(storage), *parsed)
 
-    def attempt(self, name: str) -> int | None:
-        """Count an attempt at `name`'s password, before checking it: None if it may be
-        checked, else the whole seconds until it may be tried again."""
-        key = _key(name)
+    def attempt(self, name: str, address: str | None = None) -> Refusal | None:
+        """Count an attempt at `name`'s password (from `address`, for a login), before
+        checking it: None if it may be checked, else why not and for how long."""
+        if address is not None:
+            where = _address_key(address)
+            # tested, not hit: the address counts failures only (`failed`)
+            if not all(self.limiter.test(item, where) for item in self.address_limits):
+                return Refusal("address", self._wait(where, self.address_limits))
+        key = _name_key(name)
         # hit (count if under the limit) in one step, not test then hit: requests sent at
         # once could otherwise all pass the test
-        counted = [self.limiter.hit(item, key) for item in self.limits]
-        return None if all(counted) else self._wait(key)
+        counted = [self.limiter.hit(item, key) for item in self.name_limits]
+        return None if all(counted) else Refusal("name", self._wait(key, self.name_limits))
+
+    def failed(self, address: str) -> None:
+        """A login from `address` had a wrong name or password. (Counted after the check, so
+        requests in flight at once may each pass `attempt` first: past the limit by at most
+        as many as the server handles at a time.)"""
+        where = _address_key(address)
+        for item in self.address_limits:
+            self.limiter.hit(item, where)
 
     def succeeded(self, name: str) -> None:
-        """The password was right: the attempts before it are forgotten."""
-        key = _key(name)
-        for item in self.limits:
+        """The password was right: the attempts at this name before it are forgotten."""
+        key = _name_key(name)
+        for item in self.name_limits:
             self.limiter.clear(item, key)
 
-    def _wait(self, key: str) -> int:
+    def _wait(self, key: str, limits: tuple[RateLimitItem, ...]) -> int:
         now = time.time()
         waits = [
             self.limiter.get_window_stats(item, key).reset_time - now
-            for item in self.limits
+            for item in limits
             if not self.limiter.test(item, key)
         ]
         return max(1, math.ceil(max(waits, default=1)))
@@ -82,10 +122,21 @@ def password_throttle() -> PasswordThrottle:
     return current_app.extensions["quizsvc.password_throttle"]
 
 
-def init_app(app) -> None:
+def client_address() -> str:
+    """The address this request came from (the client's, with TRUSTED_PROXIES set right)."""
+    return request.remote_addr or ""
+
+
+def init_app(app: Flask) -> None:
     app.extensions["quizsvc.password_throttle"] = PasswordThrottle.create(
-        app.config["LOGIN_THROTTLE_STORAGE"], app.config["LOGIN_ATTEMPT_LIMITS"]
+        app.config["LOGIN_THROTTLE_STORAGE"],
+        app.config["LOGIN_ATTEMPT_LIMITS"],
+        app.config["LOGIN_ADDRESS_ATTEMPT_LIMITS"],
     )
+    if proxies := app.config["TRUSTED_PROXIES"]:
+        # the address only (ProxyFix would believe one X-Forwarded-Proto by default): what
+        # the app needs of the proxies, and all the setting promises
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=0)  # type: ignore[method-assign]
 
 
 def minutes(seconds: int) -> int:
@@ -93,6 +144,18 @@ def minutes(seconds: int) -> int:
     return math.ceil(seconds / 60)
 
 
-def _key(name: str) -> str:
+def _name_key(name: str) -> str:
     # a digest: a typed name may be of any length and hold any character
     return "password:" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _address_key(address: str) -> str:
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:  # no address (a Unix socket) or not an IP: counted as it is
+        return "address:" + hashlib.sha256(address.encode("utf-8", "surrogatepass")).hexdigest()
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:  # ::ffff:192.0.2.1, an IPv4 client of a v6 socket
+            return f"address:{parsed.ipv4_mapped}"
+        return f"address:{ipaddress.ip_network(f'{parsed}/64', strict=False)}"
+    return f"address:{parsed}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from quizsvc.cli import main
 from quizsvc.settings import SettingsError
@@ -87,6 +88,13 @@ BAD_VALUES = [
         "10 per fortnight",
         "a rate limit such as '10 per 10 minutes', or several separated by ';'",
     ),
+    (
+        "QUIZSVC_LOGIN_ADDRESS_ATTEMPT_LIMITS",
+        "lots",
+        "a rate limit such as '10 per 10 minutes', or several separated by ';'",
+    ),
+    ("QUIZSVC_TRUSTED_PROXIES", "-1", "a whole number of proxies, 0 (none, the default) or more"),
+    ("QUIZSVC_TRUSTED_PROXIES", "one", "a whole number of proxies, 0 (none, the default) or more"),
     ("QUIZSVC_CONTENT_DIR", "/no/such/directory", "the path of an existing directory"),
 ]
 
@@ -148,3 +156,13 @@ def test_a_value_given_to_create_app_wins_over_the_environment(database_url, mon
     monkeypatch.setenv("QUIZSVC_REGISTRATION_OPEN", "true")
     app = create_app({"SECRET_KEY": "s", "DATABASE_URL": database_url, "REGISTRATION_OPEN": False})
     assert app.test_client().get("/register").status_code == 404
+
+
+def test_trusted_proxies_from_the_environment_put_proxyfix_in_front(database_url, monkeypatch):
+    assert not isinstance(
+        create_app({"SECRET_KEY": "s", "DATABASE_URL": database_url}).wsgi_app, ProxyFix
+    )
+    monkeypatch.setenv("QUIZSVC_TRUSTED_PROXIES", "2")
+    app = create_app({"SECRET_KEY": "s", "DATABASE_URL": database_url})
+    assert isinstance(app.wsgi_app, ProxyFix)
+    assert (app.wsgi_app.x_for, app.wsgi_app.x_proto, app.wsgi_app.x_host) == (2, 0, 0)
