@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-# The repository's content/ and migrations/, next to the quizsvc package (an editable install).
+# The repository's content/, next to the quizsvc package (an editable install).
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CONTENT_DIR = REPO_ROOT / "content"
 DEFAULT_SESSION_LIFETIME_SECONDS = 31 * 24 * 3600  # Flask's own default, 31 days
@@ -115,6 +115,8 @@ class Settings(BaseModel):
         validation_alias="QUIZSVC_TRUSTED_PROXIES",
         description="a whole number of proxies, 0 (none, the default) or more",
     )
+    # read by the store through migrations_dir_from, which Alembic's env.py runs under too;
+    # a field too, so that the variable is a known setting and not refused as a misspelling
     migrations_dir: Path | None = Field(
         None,
         validation_alias="QUIZSVC_MIGRATIONS_DIR",
