@@ -218,6 +218,13 @@ def test_switching_the_language_takes_a_post_with_the_csrf_token(browser_for):
     assert response.headers["Location"] == "/instructor/students?page=2&x=%C3%A9"
     assert '<html lang="zh-CN">' in alice.get("/progress").text
 
+    # a page without a query string: back to its path, without a stray "?"
+    page = alice.get("/progress")
+    form = re.search(
+        r'<form class="inline" method="post" action="/lang/en">(.*?)</form>', page.text, re.S
+    )
+    assert re.search(r'name="next" value="([^"]*)"', form.group(1)).group(1) == "/progress"
+
 
 def set_cookie_headers(response, name: str) -> list[str]:
     return [h for h in response.headers.getlist("Set-Cookie") if h.startswith(f"{name}=")]
