@@ -17,7 +17,9 @@ run.  Bad content never raises anything but ``BankError``.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
+import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +48,11 @@ _OTHER_YAML_SUFFIXES = (".yml",)
 DrillKinds = Mapping[str, type[BaseModel]]
 
 _QUESTION_ADAPTER: TypeAdapter[Question] = TypeAdapter(Question)
+
+# The chapter's question file is 13 KB; PyYAML parses about 0.2 MB a second and needs about
+# 100 times a file's size in memory, so a much larger file (a data dump, a wrong file) would
+# hold a content reload, and the page that checks the files on disk, for minutes.
+MAX_FILE_BYTES = 1_000_000
 
 # Offending values are quoted back to the author, but a whole paragraph is noise.
 _MAX_QUOTED_INPUT = 60
@@ -236,7 +243,14 @@ def _read_content_files(directory: Path, errors: list[ContentError]) -> dict[str
                 errors.append(ContentError(relative_path, "", None, _not_a_file(path)))
             continue
         if is_yaml_name and path.suffix != YAML_SUFFIX:
-            errors.append(ContentError(relative_path, "", None, "rename to .yaml"))
+            errors.append(
+                ContentError(
+                    relative_path,
+                    "",
+                    None,
+                    f"only names ending in .yaml are read: rename it to {path.stem}.yaml",
+                )
+            )
             continue
         if path.suffix != YAML_SUFFIX:
             continue
@@ -252,9 +266,16 @@ def _read_content_files(directory: Path, errors: list[ContentError]) -> dict[str
             )
             continue
         try:
-            files[relative_path] = path.read_bytes()
+            with path.open("rb") as file:
+                # one byte more than allowed tells a file at the limit from a larger one
+                raw = file.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
             errors.append(ContentError(relative_path, "", None, f"cannot read: {exc.strerror}"))
+            continue
+        if len(raw) > MAX_FILE_BYTES:
+            errors.append(ContentError(relative_path, "", None, _too_large(path)))
+            continue
+        files[relative_path] = raw
     if not files and not errors:
         errors.append(ContentError(".", "", None, "no chapters found (no content/<chapter-id>/)"))
     return files
@@ -271,6 +292,17 @@ def _not_a_file(path: Path) -> str:
     return "a directory, not a file" if stat.S_ISDIR(status.st_mode) else "not a regular file"
 
 
+def _too_large(path: Path) -> str:
+    try:
+        size = f"{path.stat().st_size / 1e6:.1f} MB"
+    except OSError:
+        size = "larger"
+    return (
+        f"file is {size}; a content file may be at most {MAX_FILE_BYTES / 1e6:g} MB:"
+        " split its questions over several files"
+    )
+
+
 def _chapter_directories(files: Mapping[str, bytes]) -> list[str]:
     return sorted({relative_path.split("/")[0] for relative_path in files})
 
@@ -284,11 +316,13 @@ def _is_question_file(relative_path: str, chapter_dir: str) -> bool:
 
 
 def _parse_yaml(file: str, raw: bytes, errors: list[ContentError]) -> _YamlDocument | None:
+    if problem := _not_a_text_file(file, raw):
+        errors.append(problem)
+        return None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        errors.append(ContentError(file, "", line, "file is not valid UTF-8 text"))
+        errors.append(_not_utf8_error(file, raw, exc))
         return None
 
     try:
@@ -308,7 +342,7 @@ def _parse_yaml(file: str, raw: bytes, errors: list[ContentError]) -> _YamlDocum
         errors.extend(_duplicate_key_errors(file, root))
         data = loader.construct_document(root)
     except yaml.MarkedYAMLError as exc:
-        errors.append(_yaml_syntax_error(file, exc))
+        errors.append(_yaml_syntax_error(file, text, exc))
         return None
     except yaml.reader.ReaderError as exc:
         errors.append(_unreadable_character_error(file, text, exc))
@@ -323,16 +357,104 @@ def _parse_yaml(file: str, raw: bytes, errors: list[ContentError]) -> _YamlDocum
     return _YamlDocument(file=file, data=data, root=root)
 
 
+_SAVE_AS_UTF8 = "save it as UTF-8 (in the editor's Save As, choose the encoding UTF-8)"
+_UTF16_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+_ZIP_SIGNATURE = b"PK\x03\x04"
+
+
+def _not_a_text_file(file: str, raw: bytes) -> ContentError | None:
+    """A ZIP archive or UTF-16 text, checked before decoding: both can be valid UTF-8 (an
+    English UTF-16 file is ASCII with a 0 byte after each character)."""
+    if raw.startswith(_ZIP_SIGNATURE):
+        return ContentError(
+            file,
+            "",
+            None,
+            "not a text file but a ZIP archive, such as a Word document (.docx) renamed:"
+            " write the questions in a plain-text editor and save them as UTF-8",
+        )
+    if raw.startswith(_UTF16_BOMS) or _looks_like_utf16(raw):
+        # with a 0 byte in every character, counting b"\n" would give no line
+        return ContentError(file, "", None, f"file is saved as UTF-16, not UTF-8: {_SAVE_AS_UTF8}")
+    return None
+
+
+def _not_utf8_error(file: str, raw: bytes, exc: UnicodeDecodeError) -> ContentError:
+    """Say what the file most likely is, so the author knows how to save it instead."""
+    line = raw.count(b"\n", 0, exc.start) + 1
+    if b"\x00" in raw:
+        return ContentError(file, "", line, "not a text file (it contains NUL bytes)")
+    try:
+        raw.decode("gb18030")
+    except UnicodeDecodeError:
+        return ContentError(file, "", line, f"file is not valid UTF-8 text: {_SAVE_AS_UTF8}")
+    return ContentError(
+        file,
+        "",
+        line,
+        "file is not UTF-8 but most likely GBK/GB18030, as Chinese Windows editors save by"
+        f" default: {_SAVE_AS_UTF8}",
+    )
+
+
+def _looks_like_utf16(raw: bytes) -> bool:
+    """UTF-16 without a byte-order mark: YAML's ASCII keys and spaces are one 0 byte each."""
+    head = raw[:1000]
+    return len(head) >= 4 and max(head[0::2].count(0), head[1::2].count(0)) > len(head) // 4
+
+
 def _unreadable_character_error(file: str, text: str, exc: yaml.reader.ReaderError) -> ContentError:
     line = text.count("\n", 0, exc.position) + 1
     return ContentError(file, "", line, f"invalid character U+{exc.character:04X}: {exc.reason}")
 
 
-def _yaml_syntax_error(file: str, exc: yaml.MarkedYAMLError) -> ContentError:
+def _yaml_syntax_error(file: str, text: str, exc: yaml.MarkedYAMLError) -> ContentError:
     mark = exc.problem_mark or exc.context_mark
     line = mark.line + 1 if mark is not None else None
     parts = [part for part in (exc.context, exc.problem) if part]
-    return ContentError(file, "", line, "YAML syntax error: " + "; ".join(parts))
+    message = "YAML syntax error: " + "; ".join(parts)
+    if line is not None and (cause := _likely_cause(text, line)):
+        cause_line, explanation = cause
+        return ContentError(file, "", cause_line, f"{explanation} ({message})")
+    return ContentError(file, "", line, message)
+
+
+# What a Chinese editor or input method puts where YAML needs plain ASCII: a tab or a
+# full-width space (U+3000) in the indentation, a full-width colon after a key, or a
+# full-width space after a key's colon. Keys are ASCII, so "说明：" in a text is not one.
+_TAB_INDENT = re.compile(r"^[ \u3000]*\t")
+_FULL_WIDTH_INDENT = re.compile(r"^[ \t]*\u3000")
+_KEY = r"^\s*(?:-\s+)?(?P<key>[A-Za-z_][A-Za-z0-9_-]*)\s*"
+_FULL_WIDTH_COLON = re.compile(_KEY + "\uff1a")
+_FULL_WIDTH_SPACE_AFTER_COLON = re.compile(_KEY + ":\u3000")
+# The parser stops at most a line or two after the mistake (a key without its colon reads
+# as text continued on the next line).
+_LINES_BEFORE_THE_ERROR = 2
+
+
+def _likely_cause(text: str, error_line: int) -> tuple[int, str] | None:
+    """The line, from the error's back to two lines before it, with a character an author
+    cannot see is wrong, and what to type instead."""
+    lines = text.splitlines()
+    first = max(1, error_line - _LINES_BEFORE_THE_ERROR)
+    for number in range(min(error_line, len(lines)), first - 1, -1):
+        line = lines[number - 1]
+        if _TAB_INDENT.match(line):
+            return number, "a tab in the indentation: YAML indents with spaces only"
+        if _FULL_WIDTH_INDENT.match(line):
+            return number, "a full-width space (U+3000) in the indentation: indent with spaces"
+        if found := _FULL_WIDTH_COLON.match(line):
+            key = found["key"]
+            return number, (
+                f"a full-width colon '\uff1a' after {key!r}: write an ASCII colon and a space,"
+                f" '{key}: '"
+            )
+        if found := _FULL_WIDTH_SPACE_AFTER_COLON.match(line):
+            key = found["key"]
+            return number, (
+                f"a full-width space (U+3000) after '{key}:': write an ASCII space, '{key}: '"
+            )
+    return None
 
 
 def _duplicate_key_errors(file: str, root: yaml.Node) -> Iterator[ContentError]:

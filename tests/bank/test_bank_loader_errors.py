@@ -7,12 +7,15 @@ The ``content_errors`` fixture adds a valid ``ch/chapter.yaml``.
 from __future__ import annotations
 
 import os
+import zipfile
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
 
-from quizsvc.bank import BankError, ContentError, load_bank
+from quizsvc.bank import BankError, ContentError, load_bank, loader
+from quizsvc.bank.loader import MAX_FILE_BYTES
 
 Errors = Callable[[dict[str, str | bytes]], list[ContentError]]
 
@@ -218,11 +221,175 @@ def test_empty_file(content_errors: Errors) -> None:
     assert only(errors) == ContentError("ch/empty.yaml", "", None, "file is empty")
 
 
-def test_file_that_is_not_utf8(content_errors: Errors) -> None:
-    body = b"questions:\n  - id: q1\n" + "    prompt: 问题\n".encode("gbk")
+SAVE_AS_UTF8 = "save it as UTF-8 (in the editor's Save As, choose the encoding UTF-8)"
+
+
+@pytest.mark.parametrize("encoding", ["gbk", "gb18030"])
+def test_a_file_saved_by_a_chinese_windows_editor_is_named_as_such(
+    content_errors: Errors, encoding: str
+) -> None:
+    body = b"questions:\n  - id: q1\n" + "    prompt: 问题\n".encode(encoding)
     assert only(content_errors({"ch/q.yaml": body})) == ContentError(
-        "ch/q.yaml", "", 3, "file is not valid UTF-8 text"
+        "ch/q.yaml",
+        "",
+        3,
+        "file is not UTF-8 but most likely GBK/GB18030, as Chinese Windows editors save by"
+        f" default: {SAVE_AS_UTF8}",
     )
+
+
+def test_a_file_in_another_encoding_is_not_utf8(content_errors: Errors) -> None:
+    # Latin-1 "café " is no GB18030 either: its 0xE9 needs a second byte of 0x40 or more
+    body = b"questions:\n  - id: q1\n    prompt: caf\xe9 au lait\n"
+    assert only(content_errors({"ch/q.yaml": body})) == ContentError(
+        "ch/q.yaml", "", 3, f"file is not valid UTF-8 text: {SAVE_AS_UTF8}"
+    )
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_a_utf16_file_is_named_as_such(content_errors: Errors, encoding: str) -> None:
+    # "utf-16" and "utf-32" write a byte-order mark; the other two do not, and this text
+    # is ASCII: without the mark it would be valid UTF-8, with a 0 byte after each letter
+    body = SINGLE_CHOICE.replace("问题", "Q").replace("甲", "A").replace("乙", "B")
+    body = body.replace("解释", "E").encode(encoding)
+    assert only(content_errors({"ch/q.yaml": body})) == ContentError(
+        "ch/q.yaml", "", None, f"file is saved as UTF-16, not UTF-8: {SAVE_AS_UTF8}"
+    )
+
+
+def test_a_word_document_renamed_to_yaml(content_errors: Errors, tmp_path) -> None:
+    document = tmp_path / "questions.docx"
+    with zipfile.ZipFile(document, "w") as archive:
+        archive.writestr("word/document.xml", "<w:document>问题</w:document>")
+    error = only(
+        content_errors({"ch/q.yaml": SINGLE_CHOICE, "ch/more.yaml": document.read_bytes()})
+    )
+    assert error == ContentError(
+        "ch/more.yaml",
+        "",
+        None,
+        "not a text file but a ZIP archive, such as a Word document (.docx) renamed:"
+        " write the questions in a plain-text editor and save them as UTF-8",
+    )
+
+
+def test_a_binary_file(content_errors: Errors) -> None:
+    body = b"questions:\n\x89PNG\x00\x00\xff\xd8"
+    assert only(content_errors({"ch/q.yaml": body})) == ContentError(
+        "ch/q.yaml", "", 2, "not a text file (it contains NUL bytes)"
+    )
+
+
+def test_a_utf8_byte_order_mark_and_windows_line_ends_are_fine(make_content, drill_kinds) -> None:
+    # Windows Notepad's "UTF-8 with BOM" and CRLF line ends (coverage: these always loaded)
+    body = b"\xef\xbb\xbf" + SINGLE_CHOICE.replace("\n", "\r\n").encode("utf-8")
+    bank = load_bank(make_content({"ch/q.yaml": body}), drill_kinds)
+    assert bank.questions["q1"].prompt.zh == "问题"
+    assert str(bank.source_of["q1"]) == "ch/q.yaml:2"
+
+
+# Lines of SINGLE_CHOICE: 3 type, 5 prompt, 11 correct.
+@pytest.mark.parametrize(
+    ("old", "new", "line", "explanation"),
+    [
+        (
+            "    type: single_choice",
+            "\ttype: single_choice",
+            3,
+            "a tab in the indentation: YAML indents with spaces only",
+        ),
+        (
+            "    correct: B",
+            "  \tcorrect: B",
+            11,
+            "a tab in the indentation: YAML indents with spaces only",
+        ),
+        (
+            "    type: single_choice",
+            "\u3000\u3000type: single_choice",
+            3,
+            "a full-width space (U+3000) in the indentation: indent with spaces",
+        ),
+        (
+            "    type: single_choice",
+            "    type\uff1asingle_choice",
+            3,
+            "a full-width colon '\uff1a' after 'type': write an ASCII colon and a space, 'type: '",
+        ),
+        (
+            "    correct: B",
+            "    correct\uff1a B",
+            11,
+            "a full-width colon '\uff1a' after 'correct': write an ASCII colon and a space,"
+            " 'correct: '",
+        ),
+        (
+            "    type: single_choice",
+            "    type:\u3000single_choice",
+            3,
+            "a full-width space (U+3000) after 'type:': write an ASCII space, 'type: '",
+        ),
+    ],
+)
+def test_characters_a_chinese_input_method_types_in_place_of_yaml_syntax(
+    content_errors: Errors, old: str, new: str, line: int, explanation: str
+) -> None:
+    # A full-width colon inside a text (line 5's prompt) is text, not the mistake.
+    text = SINGLE_CHOICE.replace("{zh: 问题,", "{zh: 注意\uff1a问题,").replace(old, new)
+    error = only(content_errors({"ch/q.yaml": text}))
+    assert (error.file, error.path, error.line) == ("ch/q.yaml", "", line)
+    assert error.message.startswith(f"{explanation} (YAML syntax error: ")
+
+
+def test_a_file_larger_than_the_limit_is_not_parsed(content_errors: Errors) -> None:
+    padding = "#" * 80 + "\n"
+    body = SINGLE_CHOICE + padding * (1_000_000 // len(padding))  # just over 1 MB
+    assert len(body.encode("utf-8")) > MAX_FILE_BYTES
+    errors = content_errors({"ch/q.yaml": SINGLE_CHOICE.replace("q1", "q0"), "ch/big.yaml": body})
+    assert only(errors) == ContentError(
+        "ch/big.yaml",
+        "",
+        None,
+        "file is 1.0 MB; a content file may be at most 1 MB:"
+        " split its questions over several files",
+    )
+
+
+def test_a_file_of_exactly_the_limit_is_read(
+    make_content, drill_kinds, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(loader, "MAX_FILE_BYTES", len(SINGLE_CHOICE.encode("utf-8")))
+    assert list(load_bank(make_content({"ch/q.yaml": SINGLE_CHOICE}), drill_kinds).questions) == [
+        "q1"
+    ]
+
+
+def test_an_unreadable_file(make_content, drill_kinds, monkeypatch: pytest.MonkeyPatch) -> None:
+    # chmod 000 cannot stop root, who runs the CI's tests; a file system can (coverage)
+    root = make_content({"ch/q.yaml": SINGLE_CHOICE, "ch/locked.yaml": DRILL})
+    real_open = Path.open
+
+    def refuse_locked(path: Path, *args, **kwargs):
+        if path.name == "locked.yaml":
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", refuse_locked)
+    with pytest.raises(BankError) as caught:
+        load_bank(root, drill_kinds)
+    assert list(caught.value.errors) == [
+        ContentError("ch/locked.yaml", "", None, "cannot read: Permission denied")
+    ]
+
+
+@pytest.mark.parametrize(
+    "name", ["q.yaml~", ".q.yaml.swp", "#q.yaml#", "q.yaml.bak", "q.yaml.orig", "README.md"]
+)
+def test_editor_backups_and_notes_are_not_content(make_content, drill_kinds, name: str) -> None:
+    # a backup holds the same question ids: loading it would report every one as a duplicate
+    # (coverage: these were always ignored)
+    root = make_content({"ch/q.yaml": SINGLE_CHOICE, f"ch/{name}": SINGLE_CHOICE})
+    assert list(load_bank(root, drill_kinds).questions) == ["q1"]
 
 
 def test_control_character(content_errors: Errors) -> None:
@@ -337,7 +504,9 @@ def test_yaml_outside_a_chapter_directory(content_errors: Errors) -> None:
 @pytest.mark.parametrize("name", ["drills.yml", "drills.YAML", "drills.Yml", "drills.YML"])
 def test_other_yaml_spellings_are_reported_not_ignored(content_errors: Errors, name) -> None:
     errors = content_errors({"ch/q.yaml": SINGLE_CHOICE, f"ch/{name}": DRILL})
-    assert only(errors) == ContentError(f"ch/{name}", "", None, "rename to .yaml")
+    assert only(errors) == ContentError(
+        f"ch/{name}", "", None, "only names ending in .yaml are read: rename it to drills.yaml"
+    )
 
 
 def test_yaml_names_that_are_not_regular_files_are_reported_not_ignored(
@@ -523,7 +692,7 @@ def test_empty_content_directory(tmp_path, drill_kinds) -> None:
 
 def test_line_numbers_count_a_leading_blank_line(content_errors: Errors) -> None:
     assert only(content_errors({"ch/q.yaml": b"\nx: \xff\n"})) == ContentError(
-        "ch/q.yaml", "", 2, "file is not valid UTF-8 text"
+        "ch/q.yaml", "", 2, f"file is not valid UTF-8 text: {SAVE_AS_UTF8}"
     )
     error = only(content_errors({"ch/q.yaml": "\nx: \x07\n"}))
     assert (error.line, error.message[:26]) == (2, "invalid character U+0007: ")

@@ -235,6 +235,47 @@ def test_invalid_content_is_rejected_whole_and_the_old_bank_stays_live(
     assert status["drill-softmax-row"] == "live"
 
 
+def test_a_reload_names_what_an_editor_or_input_method_got_wrong(app, browser_for, content_dir):
+    """A file saved as GBK by a Chinese Windows editor and a full-width colon typed as YAML:
+    each error says which file, which line and what to do; the live bank stays."""
+    old_bank = live_bank(app)
+    chapter = content_dir / CHAPTER
+    drills = (chapter / "drills.yaml").read_text(encoding="utf-8")
+    (chapter / "drills.yaml").write_bytes(drills.encode("gb18030"))
+    first_chinese_line = next(
+        number
+        for number, line in enumerate(drills.splitlines(), start=1)
+        if any(ord(character) > 127 for character in line)
+    )
+    edit(
+        content_dir,
+        "  - id: scaling-by-sqrt-dk\n    type: single_choice\n",
+        "  - id: scaling-by-sqrt-dk\n    type\uff1asingle_choice\n",
+    )
+    questions = (chapter / "questions.yaml").read_text(encoding="utf-8").splitlines()
+    colon_line = questions.index("    type\uff1asingle_choice") + 1
+
+    ines = browser_for("ines")
+    ines.get("/lang/en")
+    response = ines.post("/instructor/content/reload")
+    assert response.status_code == 422
+    rows = re.findall(
+        r'<tr class="content-error"><td class="file">([^<]*)</td><td class="line">([^<]*)</td>'
+        r'<td class="path"><code>([^<]*)</code></td><td class="message">([^<]*)</td>',
+        response.text,
+    )
+    messages = {(file, line): html.unescape(message) for file, line, _, message in rows}
+    assert len(rows) == 2, rows
+    assert messages[(f"{CHAPTER}/drills.yaml", str(first_chinese_line))].startswith(
+        "file is not UTF-8 but most likely GBK/GB18030, as Chinese Windows editors save by"
+        " default: save it as UTF-8"
+    )
+    assert messages[(QUESTIONS_FILE, str(colon_line))].startswith(
+        "a full-width colon '\uff1a' after 'type': write an ASCII colon and a space, 'type: '"
+    )
+    assert live_bank(app) is old_bank
+
+
 def test_a_missing_content_directory_is_an_error_not_a_crash(app, browser_for, content_dir):
     old_bank = live_bank(app)
     shutil.rmtree(content_dir)
