@@ -215,3 +215,16 @@ class TeacherForcingLossParams(DrillParams):
 class GreedyNextTokenParams(DrillParams):
     vocab_size: int = Field(default=6, ge=4, le=8, strict=True)
     generated: int = Field(default=2, ge=0, le=3, strict=True)  # tokens after <s> so far
+
+    @field_validator("generated")
+    @classmethod
+    def _generated_words_in_vocabulary(cls, value: int, info: ValidationInfo) -> int:
+        # The prompt names the words generated so far, "I love you" up to `generated`: ids 3,
+        # 4, 5 after <pad>, <s> and <eos>. A learner must find each among the given columns.
+        vocab_size = info.data.get("vocab_size")
+        if vocab_size is not None and value > vocab_size - 3:
+            raise _error(
+                f"generated must be at most vocab_size - 3 = {vocab_size - 3}: the words"
+                " generated so far (I, love, you) must be in the vocabulary"
+            )
+        return value

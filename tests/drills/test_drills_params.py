@@ -100,6 +100,19 @@ REJECTED = [
     ("teacher_forcing_loss", {"reduction": "max"}, "reduction", "'mean', 'sum' or"),
     ("teacher_forcing_loss", {"vocab_size": 4}, "vocab_size", "greater than or equal to 5"),
     ("greedy_next_token", {"vocab_size": 9}, "vocab_size", "less than or equal to 8"),
+    # the prompt's "<s> I love" needs "love", id 4: a vocabulary of 4 ends at "I", id 3
+    (
+        "greedy_next_token",
+        {"vocab_size": 4, "generated": 2},
+        "generated",
+        "at most vocab_size - 3 = 1",
+    ),
+    (
+        "greedy_next_token",
+        {"vocab_size": 5, "generated": 3},
+        "generated",
+        "at most vocab_size - 3 = 2",
+    ),
     ("add_norm", {"n": 3}, "n", "Extra inputs"),
     # integers written as integers, each kind of field
     ("projection", {"d_model": "4"}, "d_model", "valid integer"),
