@@ -25,6 +25,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "skip_to_content": {"zh": "跳到正文", "en": "Skip to content"},
     "nav_chapter": {"zh": "章节测试", "en": "Chapter quiz"},
     "nav_drills": {"zh": "计算练习", "en": "Drills"},
+    "chapters_title": {"zh": "章节测试", "en": "Chapter quizzes"},
+    "chapter_question_count": {"zh": "{count} 道题", "en": "{count} questions"},
+    "chapter_question_count_singular": {"zh": "{count} 道题", "en": "{count} question"},
     "nav_worked_example": {"zh": "例题全程", "en": "Worked example"},
     "worked_example_intro": {
         "zh": "本章例子（“我 爱 你”，d_model = 4，单头）由引擎重新计算的每一步。"

@@ -7,15 +7,19 @@ import uuid
 
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_required
+from markupsafe import Markup
 
 from engine.chapter import errata
 from quizsvc import practice, store
 from quizsvc.bank import (
+    Chapter,
     DrillQuestion,
     MultipleChoiceQuestion,
     NumericQuestion,
     SingleChoiceQuestion,
+    localize,
     public_question,
+    render_markdown,
     solution_view,
 )
 from quizsvc.drills import Tensor
@@ -37,7 +41,27 @@ def index():
         return redirect(url_for("auth.login"))
     if current_user.is_instructor:
         return redirect(url_for("instructor.index"))
-    return redirect(url_for("quiz.chapter", chapter_id=bank().chapters[0].id))
+    chapters = bank().chapters
+    if len(chapters) == 1:
+        return redirect(url_for("quiz.chapter", chapter_id=chapters[0].id))
+    # every chapter of the bank, or a learner would never find any but the first
+    lang = negotiated_language()
+    return render_template(
+        "chapters.html",
+        chapters=[
+            {
+                "id": chapter.id,
+                "title": localize(chapter.title, lang),
+                "intro": chapter_intro(chapter, lang),
+                "question_count": len(chapter_questions(chapter.id)),
+            }
+            for chapter in chapters
+        ],
+    )
+
+
+def chapter_intro(chapter: Chapter, lang: str) -> Markup | None:
+    return Markup(render_markdown(localize(chapter.intro, lang))) if chapter.intro else None
 
 
 def chapter_questions(chapter_id: str) -> list:
@@ -158,9 +182,11 @@ def render_chapter(
             if answer and item["fits"]:
                 item["numeric"] = numeric_feedback(question, answer)
         items.append(item)
+    chapter = bank().chapter(chapter_id)
     return render_template(
         "chapter.html",
-        chapter=bank().chapter(chapter_id),
+        chapter=chapter,
+        intro=chapter_intro(chapter, lang),
         items=items,
         errors=errors or {},
         lang=lang,

@@ -14,6 +14,7 @@ from sqlalchemy import event
 from web_helpers import PASSWORD, reading, start, user_id
 
 from quizsvc import practice
+from quizsvc.web.context import load_content
 
 CHAPTER_URL = "/chapters/transformer-by-hand"
 QKV = "qkv-origin"  # single choice, correct: B
@@ -418,6 +419,67 @@ def test_the_chapter_page_labels_its_questions_and_answers(browser_for):
     page = alice.get(CHAPTER_URL).text
     assert re.findall(r'<h2 id="h-[^"]+">(.*?)</h2>', page)[:2] == ["第 1 题", "第 2 题"]
     assert "<legend>选择一个答案</legend>" in page
+
+
+SECOND_CHAPTER = {
+    "chapter.yaml": """\
+id: attention-review
+order: 2
+title: {zh: 注意力复习, en: Attention review}
+intro:
+  zh: 复习 **缩放** 点积
+  en: Reviews the **scaled** dot product
+""",
+    "questions.yaml": """\
+questions:
+  - id: review-scale
+    type: single_choice
+    tags: [scores]
+    prompt: {zh: 为什么缩放？, en: "Why scale?"}
+    choices:
+      - {id: A, text: {zh: 方差, en: Variance}}
+      - {id: B, text: {zh: 速度, en: Speed}}
+    correct: A
+    explanation: {zh: 方差, en: Variance}
+""",
+}
+
+
+def test_a_learner_finds_every_chapter_and_its_intro(app, browser_for, content_dir):
+    chapter_dir = content_dir / "attention-review"
+    chapter_dir.mkdir()
+    for name, text in SECOND_CHAPTER.items():
+        (chapter_dir / name).write_text(text, encoding="utf-8")
+    app.extensions["quizsvc"].install(load_content(content_dir))
+
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    start_page = alice.get("/")
+    assert start_page.status_code == 200  # a list to choose from, not the first chapter
+    chapters = re.findall(
+        r'<li data-chapter="([^"]+)"><h2><a href="([^"]+)">([^<]+)</a></h2>\s*<p>([^<]+)</p>',
+        start_page.text,
+    )
+    assert chapters == [
+        (
+            "transformer-by-hand",
+            CHAPTER_URL,
+            "Transformer by Hand: The Complete Data Flow from Attention to Encoder-Decoder",
+            "6 questions",
+        ),
+        ("attention-review", "/chapters/attention-review", "Attention review", "1 question"),
+    ]
+    assert "Reviews the <strong>scaled</strong> dot product" in start_page.text
+
+    # the chapter's intro, as Markdown, above its questions in the page's language
+    alice.get("/lang/zh")
+    page = alice.get("/chapters/attention-review").text
+    assert first(r'<div class="intro" id="chapter-intro">(.*?)</div>', page).strip() == (
+        "<p>复习 <strong>缩放</strong> 点积</p>"
+    )
+    assert (
+        "<li>用具体数字走完一次完整的 Self-Attention 前向传播</li>" in alice.get(CHAPTER_URL).text
+    )
 
 
 def test_an_answered_choice_shows_every_option_with_the_choice_and_the_key(app, browser_for):
