@@ -413,6 +413,16 @@ def _yaml_syntax_error(file: str, text: str, exc: yaml.MarkedYAMLError) -> Conte
     line = mark.line + 1 if mark is not None else None
     parts = [part for part in (exc.context, exc.problem) if part]
     message = "YAML syntax error: " + "; ".join(parts)
+    in_braces = (exc.context or "").startswith("while parsing a flow")
+    if in_braces and (exc.problem or "").endswith("but got '?'"):
+        # PyYAML ends a text inside { } or [ ] at a '?': "{zh: ..., en: Why scale?}"
+        return ContentError(
+            file,
+            "",
+            line,
+            "a '?' in a text inside { } or [ ]: put the text in quotes,"
+            f' en: "Why ...?" ({message})',
+        )
     if line is not None and (cause := _likely_cause(text, line)):
         cause_line, explanation = cause
         return ContentError(file, "", cause_line, f"{explanation} ({message})")
@@ -531,6 +541,12 @@ def locate(root: yaml.Node, loc: Sequence[str | int]) -> tuple[str, int]:
     key's line for a mapping entry (so ``choices:`` rather than its first item), the
     item's line for a list item, and the enclosing mapping's line for a missing key.
     """
+    path, line, _ = _resolve(root, loc)
+    return path, line
+
+
+def _resolve(root: yaml.Node, loc: Sequence[str | int]) -> tuple[str, int, yaml.Node | None]:
+    """``locate``'s path and line, and the node at ``loc`` (None if it is not in the file)."""
     node: yaml.Node | None = root
     line = root.start_mark.line + 1
     path: list[str | int] = []
@@ -556,7 +572,24 @@ def locate(root: yaml.Node, loc: Sequence[str | int]) -> tuple[str, int]:
             continue
         node = None
         path.append(segment)
-    return format_path(path), line
+    return format_path(path), line, node
+
+
+_YAML_NULL_TAG = "tag:yaml.org,2002:null"
+
+
+def _is_text_cut_at_a_comma(root: yaml.Node, loc: Sequence[str | int]) -> bool:
+    """An unknown key with no value inside { }: "{zh: ..., en: first, second}" reads
+    "second" as a key of its own."""
+    *_, parent = _resolve(root, loc[:-1])
+    *_, node = _resolve(root, loc)
+    return (
+        isinstance(parent, yaml.MappingNode)
+        and parent.flow_style is True
+        and isinstance(node, yaml.ScalarNode)
+        and node.tag == _YAML_NULL_TAG
+        and node.value == ""
+    )
 
 
 # --- pydantic errors -------------------------------------------------------------------
@@ -626,7 +659,10 @@ def _content_errors(
     found = []
     for error in exc.errors():
         loc, message = _describe(error)
-        path, line = locate(document.root, (*prefix, *loc))
+        loc = (*prefix, *loc)
+        path, line = locate(document.root, loc)
+        if error["type"] == "extra_forbidden" and _is_text_cut_at_a_comma(document.root, loc):
+            message += " (a comma inside { } starts a new key: put a text with a comma in quotes)"
         found.append(ContentError(document.file, path, line, message))
     return found
 

@@ -341,6 +341,32 @@ def test_characters_a_chinese_input_method_types_in_place_of_yaml_syntax(
     assert error.message.startswith(f"{explanation} (YAML syntax error: ")
 
 
+def test_a_question_mark_in_a_text_inside_braces(content_errors: Errors) -> None:
+    # PyYAML ends a text inside { } at a '?'; line 5 is the prompt's
+    text = SINGLE_CHOICE.replace("en: Question}", "en: Why scale?}")
+    error = only(content_errors({"ch/q.yaml": text}))
+    assert (error.file, error.path, error.line) == ("ch/q.yaml", "", 5)
+    assert error.message == (
+        "a '?' in a text inside { } or [ ]: put the text in quotes, en: \"Why ...?\""
+        " (YAML syntax error: while parsing a flow mapping; expected ',' or '}', but got '?')"
+    )
+
+
+def test_a_comma_in_a_text_inside_braces(content_errors: Errors) -> None:
+    # "second" becomes a key of its own, without a value; line 10 is choice B's text
+    text = SINGLE_CHOICE.replace("en: second}", "en: first, second}")
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml",
+        "questions[0].choices[1].text.second",
+        10,
+        "unknown key 'second'"
+        " (a comma inside { } starts a new key: put a text with a comma in quotes)",
+    )
+    # a key with a value, or outside braces, is a plain unknown key
+    text = SINGLE_CHOICE.replace("en: second}", "en: second, note: x}")
+    assert only(content_errors({"ch/q.yaml": text})).message == "unknown key 'note'"
+
+
 def test_a_file_larger_than_the_limit_is_not_parsed(content_errors: Errors) -> None:
     padding = "#" * 80 + "\n"
     body = SINGLE_CHOICE + padding * (1_000_000 // len(padding))  # just over 1 MB
