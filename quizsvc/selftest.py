@@ -13,6 +13,11 @@ through the real grader the way a learner's typed answer would be:
 - for drills, ``generate`` (the kind produces a variant), and ``stored`` (the variant
   survives its JSON record and is reproduced from its seed and recorded params).
 
+For every open question, ``reference (zh)`` and ``reference (en)``: the reference answer in
+that language makes every rubric point, as the review queue's suggestion finds them. A point
+none of whose phrases occurs in the model answer has a misspelt or missing phrase, and the
+queue would suggest less than 100% for a right answer.
+
 A *plausible mistake* does not depend on the question's tolerance (otherwise a huge
 tolerance would only make the perturbation huge too): it is 0.1 or 10% of the value,
 whichever is larger, i.e. a wrong first decimal of a value of the chapter's size.
@@ -28,10 +33,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from quizsvc.bank import Bank, DrillQuestion, NumericQuestion
+from quizsvc.bank import LANGUAGES, Bank, DrillQuestion, NumericQuestion, OpenQuestion, localize
 from quizsvc.drills import DRILL_KINDS, Variant, generate_variant
-from quizsvc.grading import AnswerRejected, Tolerance, grade_numeric
-from quizsvc.practice import question_tolerance
+from quizsvc.grading import AnswerRejected, Tolerance, grade_numeric, suggest_open_score
+from quizsvc.practice import question_tolerance, rubric_points
 
 DEFAULT_SEEDS: tuple[int, ...] = (0, 1, 2, 3, 4)
 
@@ -80,8 +85,9 @@ class QuestionReport:
 
 @dataclass(frozen=True)
 class SelfTestReport:
-    questions: tuple[QuestionReport, ...]  # numeric and drill questions, in bank order
-    skipped: tuple[str, ...] = field(default=())  # ids of questions without a numeric answer
+    questions: tuple[QuestionReport, ...]  # numeric, open and drill questions, in bank order
+    # ids of the choice questions: `validate` has checked all there is to their keys
+    skipped: tuple[str, ...] = field(default=())
 
     @property
     def passed(self) -> bool:
@@ -96,12 +102,13 @@ class SelfTestReport:
         return (
             f"{len(self.questions)} questions tested ({checks} checks): "
             f"{len(self.questions) - len(self.failed)} passed, {len(self.failed)} failed; "
-            f"{len(self.skipped)} skipped (no numeric answer)"
+            f"{len(self.skipped)} skipped (choice questions)"
         )
 
 
 def run_selftest(bank: Bank, seeds: Sequence[int] = DEFAULT_SEEDS) -> SelfTestReport:
-    """Test every numeric question once and every drill question for each of ``seeds``."""
+    """Test every numeric and open question once and every drill question for each of
+    ``seeds``."""
     reports = []
     skipped = []
     for question in bank.questions.values():
@@ -110,6 +117,8 @@ def run_selftest(bank: Bank, seeds: Sequence[int] = DEFAULT_SEEDS) -> SelfTestRe
             reports.append(_numeric_report(question, source))
         elif isinstance(question, DrillQuestion):
             reports.append(_drill_report(question, bank.drill_params[question.id], source, seeds))
+        elif isinstance(question, OpenQuestion):
+            reports.append(_open_report(question, source))
         else:
             skipped.append(question.id)
     return SelfTestReport(questions=tuple(reports), skipped=tuple(skipped))
@@ -179,6 +188,31 @@ def _drill_report(
         tuple(seeds),
         tuple(checks),
         tuple(dict.fromkeys(notes)),  # once per distinct note, in order
+    )
+
+
+def _open_report(question: OpenQuestion, source: str) -> QuestionReport:
+    checks = tuple(_check_reference(question, lang) for lang in LANGUAGES)
+    return QuestionReport(question.id, question.type, None, source, (), checks)
+
+
+def _check_reference(question: OpenQuestion, lang: str) -> Check:
+    name = f"reference ({lang})"
+    suggestion = suggest_open_score(
+        localize(question.reference_answer, lang), rubric_points(question)
+    )
+    missed = [point for point in question.rubric if point.key not in suggestion.found]
+    if not missed:
+        return Check(name, None, True)
+    points = "; ".join(
+        f"{point.key!r} (phrases: {', '.join(getattr(point.phrases, lang))})" for point in missed
+    )
+    return Check(
+        name,
+        None,
+        False,
+        f"the reference answer contains no phrase of rubric point {points}: the review queue"
+        f" would suggest {suggestion.score:.0%} for it",
     )
 
 

@@ -578,10 +578,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "instructor_no_question": {"zh": "没有题目 {id!r}。", "en": "There is no question {id!r}."},
     "instructor_selftest_help": {
         "zh": "对当前题库运行内容自测（quizsvc content test）：每道数值题和每道练习（多个种子）"
-        "的答案都要经过真实的评分器。",
+        "的答案都要经过真实的评分器；每道开放题的参考答案（中英文）都要命中评分要点的每一项。",
         "en": "Runs the content self-test (quizsvc content test) on the live bank: every "
         "numeric question's and every drill's (for several seeds) answer key is put through "
-        "the real grader.",
+        "the real grader, and every open question's reference answer (in both languages) "
+        "must make each point of its rubric.",
     },
     "instructor_selftest_run": {"zh": "运行自测", "en": "Run the self-test"},
     "instructor_seeds": {"zh": "种子", "en": "Seeds"},

@@ -22,12 +22,24 @@ OPEN_QUESTION = """\
     type: open
     tags: [multi_head]
     prompt: {zh: 为什么, en: Why}
-    reference_answer: {zh: 因为, en: Because}
+    reference_answer: {zh: 因为有多个头, en: Because of several heads}
     rubric:
       - key: heads
         weight: 1
         description: {zh: 头, en: heads}
         phrases: {zh: [头], en: [head]}
+"""
+
+CHOICE_QUESTION = """\
+  - id: which
+    type: single_choice
+    tags: [qkv]
+    prompt: {zh: 哪个, en: Which}
+    choices:
+      - {id: A, text: {zh: 甲, en: A}}
+      - {id: B, text: {zh: 乙, en: B}}
+    correct: A
+    explanation: {zh: 因为, en: Because}
 """
 
 MASKED = '[[2.0, "-inf"], [2.7, 2.89]]'
@@ -200,17 +212,26 @@ def test_how_many_cells_are_perturbed(monkeypatch, cells, perturbed) -> None:
 # --- run_selftest on banks --------------------------------------------------------------------
 
 
-def test_report_covers_numeric_and_drill_questions_and_skips_the_rest(write_bank) -> None:
+def test_report_covers_numeric_open_and_drill_questions_and_skips_choices(write_bank) -> None:
     bank = load(
         write_bank,
         numeric_question("masked", MASKED, "{atol: 0.01}"),
         OPEN_QUESTION,
+        CHOICE_QUESTION,
         drill_question("d1", "masked_row", "    params: {n: 4}\n"),
     )
     report = run_selftest(bank, seeds=(0, 1, 2))
     assert report.passed and not report.failed
-    assert report.skipped == ("why",)
-    numeric, drill = report.questions
+    assert report.skipped == ("which",)
+    numeric, open_question, drill = report.questions
+    assert (open_question.question_id, open_question.source) == (
+        "why",
+        "ch/q.yaml:9",
+    )  # after the 7 lines of the numeric
+    assert [(c.name, c.seed, c.passed) for c in open_question.checks] == [
+        ("reference (zh)", None, True),
+        ("reference (en)", None, True),
+    ]
     assert (numeric.question_id, numeric.question_type, numeric.kind) == ("masked", "numeric", None)
     assert numeric.source == "ch/q.yaml:2"
     assert [(c.name, c.seed) for c in numeric.checks] == [
@@ -230,7 +251,23 @@ def test_report_covers_numeric_and_drill_questions_and_skips_the_rest(write_bank
         "stored",
     }
     assert report.summary() == (
-        "2 questions tested (22 checks): 2 passed, 0 failed; 1 skipped (no numeric answer)"
+        "3 questions tested (24 checks): 3 passed, 0 failed; 1 skipped (choice questions)"
+    )
+
+
+def test_a_rubric_point_the_reference_answer_does_not_make_fails(write_bank) -> None:
+    # "several heads" is not "multiple heads": the English phrase list misses the model answer
+    question = OPEN_QUESTION.replace("en: [head]", "en: [multiple heads]")
+    report = run_selftest(load(write_bank, question))
+    (result,) = report.questions
+    assert not report.passed
+    assert [(c.name, c.passed) for c in result.checks] == [
+        ("reference (zh)", True),
+        ("reference (en)", False),
+    ]
+    assert result.failures[0].message == (
+        "the reference answer contains no phrase of rubric point 'heads' (phrases: multiple"
+        " heads): the review queue would suggest 0% for it"
     )
 
 
@@ -300,8 +337,10 @@ def test_the_real_content_passes() -> None:
     bank = load_bank(Path(__file__).resolve().parents[2] / "content", drill_param_models())
     report = run_selftest(bank)
     assert report.passed, [str(c) for q in report.failed for c in q.failures]
-    assert len(report.questions) == 12
-    assert all(len(question.checks) == 30 for question in report.questions)
+    checks = {question.question_id: len(question.checks) for question in report.questions}
+    assert len(checks) == 14
+    assert checks.pop("teacher-forcing-vs-autoregressive") == checks.pop("why-multi-head") == 2
+    assert set(checks.values()) == {30}  # the drills
 
 
 # --- the messages, at their limits --------------------------------------------------------

@@ -464,9 +464,9 @@ def test_the_self_test_runs_on_the_live_bank_and_shows_per_question_results(
     assert 'id="selftest-results"' not in page.text  # runs only on request
     result = ines.post("/instructor/selftest")
     assert result.status_code == 200
-    assert "12 questions tested (360 checks): 12 passed, 0 failed; 6 skipped" in result.text
+    assert "14 questions tested (364 checks): 14 passed, 0 failed; 4 skipped" in result.text
     rows = dict(re.findall(r'<tr data-question="([^"]+)" data-passed="(true|false)">', result.text))
-    assert len(rows) == 12 and set(rows.values()) == {"true"}
+    assert len(rows) == 14 and set(rows.values()) == {"true"}
     assert "30/30" in result.text  # a drill: 6 checks for each of 5 seeds
 
     # a tolerance so loose that mistakes pass: the self-test of the reloaded bank says so
@@ -481,7 +481,7 @@ def test_the_self_test_runs_on_the_live_bank_and_shows_per_question_results(
     rows = dict(re.findall(r'<tr data-question="([^"]+)" data-passed="(true|false)">', result.text))
     assert rows["drill-softmax-row"] == "false"
     assert [q for q, passed in rows.items() if passed == "false"] == ["drill-softmax-row"]
-    assert "12 questions tested (360 checks): 11 passed, 1 failed" in result.text
+    assert "14 questions tested (364 checks): 13 passed, 1 failed" in result.text
     assert "is too loose" in result.text
     assert "<code>transformer-by-hand/drills.yaml:50</code>" in result.text
 
@@ -974,7 +974,7 @@ def test_a_numeric_question_added_on_disk_can_be_previewed_after_a_reload(
     # and the self-test now tests it too
     result = ines.post("/instructor/selftest")
     assert '<tr data-question="scaled-dot-products" data-passed="true">' in result.text
-    assert "13 questions tested" in result.text
+    assert "15 questions tested" in result.text  # 12 drills, 2 open questions and this one
 
 
 # --- corrections, conflicts, accounts, preview seeds, reload confirmation ------------------
