@@ -419,9 +419,40 @@ def test_preview_of_a_choice_question_shows_its_public_and_solution_views(app, b
     public = section(page.text, '<section class="public-view">', "</section>")
     assert FIRST_PROMPT_EN in public
     assert "correct-choice" not in public
+    # what the chapter page's form says above the options (its fieldset's legend)
+    assert '<p class="choice-legend">Choose one answer</p>' in public
     solution = section(page.text, '<section class="solution-view">', "</section>")
     assert f'<b class="correct-choice">{question.correct}</b>' in solution
     assert "Explanation" in solution
+
+
+MULTIPLE_CHOICE_QUESTION = """
+  - id: decoder-extras
+    type: multiple_choice
+    tags: [masking]
+    prompt: {zh: Decoder 多了什么？, en: "What does the decoder add?"}
+    choices:
+      - {id: A, text: {zh: 掩码, en: A mask}, score: 1}
+      - {id: B, text: {zh: 没有 FFN, en: No FFN}, score: 0}
+    explanation: {zh: 掩码。, en: A mask.}
+"""
+
+
+def test_preview_of_a_multiple_choice_question_says_to_choose_every_answer_that_applies(
+    browser_for, content_dir
+):
+    path = content_dir / QUESTIONS_FILE
+    path.write_text(path.read_text(encoding="utf-8") + MULTIPLE_CHOICE_QUESTION, encoding="utf-8")
+    ines = browser_for("ines")
+    assert ines.post("/instructor/content/reload").status_code == 302
+    ines.get("/lang/zh")
+    page = ines.get("/instructor/preview?question=decoder-extras")
+    public = section(page.text, '<section class="public-view">', "</section>")
+    assert '<p class="choice-legend">选择所有符合的答案</p>' in public
+    # the learner's chapter page, for comparison
+    alice = browser_for("alice")
+    alice.get("/lang/zh")
+    assert "<legend>选择所有符合的答案</legend>" in alice.get(f"/chapters/{CHAPTER}").text
 
 
 def test_preview_of_an_open_question_shows_reference_answer_and_rubric(browser_for):
