@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import os
 import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -231,10 +232,8 @@ def _read_content_files(directory: Path, errors: list[ContentError]) -> dict[str
     name that is not a regular file (a directory, a broken or looping symlink, a FIFO).
     """
     files: dict[str, bytes] = {}
-    for path in sorted(directory.rglob("*")):
+    for path in _entries_under(directory, errors):
         relative = path.relative_to(directory)
-        if any(part.startswith(".") for part in relative.parts):
-            continue
         relative_path = relative.as_posix()
         suffix = path.suffix.lower()  # X.YAML is meant as YAML too, and must be reported
         is_yaml_name = suffix == YAML_SUFFIX or suffix in _OTHER_YAML_SUFFIXES
@@ -290,6 +289,32 @@ def _not_a_file(path: Path) -> str:
         # A symlink to nothing, or a loop of symlinks.
         return f"cannot follow the symlink: {reason}" if path.is_symlink() else reason
     return "a directory, not a file" if stat.S_ISDIR(status.st_mode) else "not a regular file"
+
+
+def _entries_under(directory: Path, errors: list[ContentError]) -> list[Path]:
+    """Every entry under ``directory`` but hidden ones, sorted; symlinked directories are not
+    entered. ``Path.rglob`` would skip a directory it may not list without a word, leaving a
+    chapter out of a bank that loads "successfully"."""
+    found: list[Path] = []
+
+    def visit(folder: Path) -> None:
+        try:
+            with os.scandir(folder) as listing:
+                entries = [entry for entry in listing if not entry.name.startswith(".")]
+        except OSError as exc:
+            relative = folder.relative_to(directory).as_posix()
+            where = "." if relative == "." else f"{relative}/"
+            reason = exc.strerror or str(exc)
+            errors.append(ContentError(where, "", None, f"cannot list the directory: {reason}"))
+            return
+        for entry in entries:
+            path = Path(entry.path)
+            found.append(path)
+            if entry.is_dir(follow_symlinks=False):
+                visit(path)
+
+    visit(directory)
+    return sorted(found)
 
 
 def _too_large(path: Path) -> str:

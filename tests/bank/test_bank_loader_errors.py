@@ -408,6 +408,36 @@ def test_an_unreadable_file(make_content, drill_kinds, monkeypatch: pytest.Monke
     ]
 
 
+def test_a_directory_that_cannot_be_listed_is_an_error_not_a_missing_chapter(
+    make_content, drill_kinds, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a chapter copied to the server with its owner's mode 700: chmod cannot stop root, who
+    # runs the CI's tests, so the listing is refused here as the file system would
+    other = SINGLE_CHOICE.replace("id: q1", "id: q2")
+    root = make_content(
+        {
+            "ch/q.yaml": SINGLE_CHOICE,
+            "locked/chapter.yaml": "id: locked\norder: 2\ntitle: {zh: 锁, en: Locked}\n",
+            "locked/q.yaml": other,
+            "zz/chapter.yaml": "id: zz\norder: 3\ntitle: {zh: 末, en: Last}\n",
+            "zz/q.yaml": other.replace("q2", "q3"),
+        }
+    )
+    real_scandir = os.scandir
+
+    def refuse_locked(path):
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refuse_locked)
+    with pytest.raises(BankError) as caught:
+        load_bank(root, drill_kinds)
+    assert list(caught.value.errors) == [
+        ContentError("locked/", "", None, "cannot list the directory: Permission denied")
+    ]
+
+
 @pytest.mark.parametrize(
     "name", ["q.yaml~", ".q.yaml.swp", "#q.yaml#", "q.yaml.bak", "q.yaml.orig", "README.md"]
 )
