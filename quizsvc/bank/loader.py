@@ -443,15 +443,100 @@ def _yaml_syntax_error(file: str, text: str, exc: yaml.MarkedYAMLError) -> Conte
         # PyYAML ends a text inside { } or [ ] at a '?': "{zh: ..., en: Why scale?}"
         return ContentError(
             file,
-            "",
+            _path_reached(text, line),
             line,
             "a '?' in a text inside { } or [ ]: put the text in quotes,"
             f' en: "Why ...?" ({message})',
         )
     if line is not None and (cause := _likely_cause(text, line)):
         cause_line, explanation = cause
-        return ContentError(file, "", cause_line, f"{explanation} ({message})")
-    return ContentError(file, "", line, message)
+        path = _path_reached(text, cause_line)
+        return ContentError(file, path, cause_line, f"{explanation} ({message})")
+    return ContentError(file, _path_reached(text, line), line, message)
+
+
+@dataclass
+class _Collection:
+    """A mapping or list the parser is inside, and where in it."""
+
+    is_mapping: bool
+    column: int  # of its first key or item, for a block collection
+    in_braces: bool  # written inside { } or [ ], where columns mean nothing
+    key: str | None = None  # the mapping's last key read
+    key_line: int = 0  # 1-based
+    in_value: bool = False  # the mapping's key is read, its value not yet complete
+    index: int = -1  # the list's item being read
+
+
+def _path_reached(text: str, line: int | None) -> str:
+    """Where a parse that fails at ``line`` got to, as a path: the key whose value it was
+    reading, else the mapping or list item it was in ("" at the top level).
+
+    The parser's events up to the error say which collections it was in; a block mapping
+    or list ends only at the next token the parser reads, so those that the line's
+    indentation has left are dropped: at a key's column, the line is that mapping's next key.
+    """
+    stack: list[_Collection] = []
+    loader = yaml.SafeLoader(text)
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, yaml.CollectionEndEvent):
+                stack.pop()
+                if stack and stack[-1].is_mapping:
+                    stack[-1].in_value = False
+                continue
+            if not isinstance(event, yaml.NodeEvent):
+                continue
+            parent = stack[-1] if stack else None
+            is_key = parent is not None and parent.is_mapping and not parent.in_value
+            if parent is not None and not parent.is_mapping:
+                parent.index += 1
+            elif parent is not None and is_key:
+                parent.key = getattr(event, "value", None)
+                parent.key_line = event.start_mark.line + 1
+                parent.in_value = True
+            if isinstance(event, yaml.CollectionStartEvent) and not is_key:
+                is_mapping = isinstance(event, yaml.MappingStartEvent)
+                column = event.start_mark.column
+                stack.append(_Collection(is_mapping, column, bool(event.flow_style)))
+            elif parent is not None and parent.is_mapping and not is_key:
+                parent.in_value = False  # a scalar or an alias: the value is complete
+    except yaml.YAMLError:
+        pass
+    finally:
+        loader.dispose()
+    indent = _indentation(text, line)
+    path: list[str | int] = []
+    for depth, collection in enumerate(stack):
+        at_its_column = False
+        if indent is not None and not collection.in_braces and collection.key_line != line:
+            if collection.column > indent:
+                break
+            at_its_column = collection.column == indent
+        if at_its_column:
+            break  # the line is this collection's next key or item
+        if not collection.is_mapping:
+            if collection.index >= 0:
+                path.append(collection.index)
+        elif collection.key is not None and (depth < len(stack) - 1 or collection.in_value):
+            path.append(collection.key)
+    if indent is None and line is not None:
+        # a line indented with a tab or a full-width space may belong to any of them: only
+        # the list item that holds it (its question) is certain
+        first_item = next((n for n, part in enumerate(path) if isinstance(part, int)), -1)
+        path = path[: first_item + 1]
+    return format_path(path)
+
+
+def _indentation(text: str, line: int | None) -> int | None:
+    """The line's indentation in spaces; None when unknown (a tab or full-width space)."""
+    lines = text.splitlines()
+    if line is None or not 0 < line <= len(lines):
+        return None
+    content = lines[line - 1]
+    indent = len(content) - len(content.lstrip(" "))
+    return None if content[indent : indent + 1] in ("\t", "\u3000") else indent
 
 
 # What a Chinese editor or input method puts where YAML needs plain ASCII: a tab or a

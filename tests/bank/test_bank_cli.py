@@ -59,7 +59,7 @@ def test_each_error_is_printed_as_file_line_path_message(make_content) -> None:
     result = run(str(root))
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
-        "ch/bad.yaml:3: <document>: YAML syntax error: mapping values are not allowed here",
+        "ch/bad.yaml:3: questions[0]: YAML syntax error: mapping values are not allowed here",
         "ch/empty.yaml:?: <document>: file is empty",
         "ch/q.yaml:6: questions[0].reference_answer.fr: unknown key 'fr'",
     ]

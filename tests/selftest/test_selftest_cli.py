@@ -89,7 +89,7 @@ def test_an_invalid_bank_prints_the_same_errors_as_validate(write_bank) -> None:
     assert tested.exit_code == validated.exit_code == 1
     assert tested.stdout == validated.stdout
     assert tested.stdout.splitlines() == [
-        "ch/bad.yaml:3: <document>: YAML syntax error: mapping values are not allowed here",
+        "ch/bad.yaml:3: questions[0]: YAML syntax error: mapping values are not allowed here",
         "ch/q.yaml:7: questions[0].params.n_heads: d_model = 4 must be divisible by n_heads"
         " (got 3)",
     ]
