@@ -12,6 +12,8 @@ key rather than at the whole question.
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal, TypeAlias
 
@@ -145,10 +147,31 @@ def _parse_number(raw: object, at: tuple[int, ...]) -> float:
     elif isinstance(raw, str) and raw.strip().lower() in _INFINITY_SPELLINGS:
         value = _INFINITY_SPELLINGS[raw.strip().lower()]
     else:
-        raise content_error(f"expected a number or 'inf'/'-inf', got {raw!r}", at)
+        hint = _number_text_hint(raw) if isinstance(raw, str) else None
+        message = f"expected a number or 'inf'/'-inf', got {raw!r}"
+        raise content_error(f"{message}: {hint}" if hint else message, at)
     if math.isnan(value):
         raise content_error("NaN is not a valid answer", at)
     return value
+
+
+def _number_text_hint(text: str) -> str | None:
+    """How to write a text that holds numbers: quoted, in full-width characters (which a
+    Chinese input method types), or several in one text."""
+    # NFKC turns full-width digits, points, minus signs and commas into ASCII ones
+    parts = [part for part in re.split(r"[,\s]+", unicodedata.normalize("NFKC", text)) if part]
+    try:
+        numbers = [float(part) for part in parts]
+    except ValueError:
+        return None
+    if not numbers or not all(math.isfinite(number) for number in numbers):
+        return None
+    written = ", ".join(parts)
+    if len(numbers) > 1:
+        return f"write several numbers as a list, [{written}]"
+    if unicodedata.normalize("NFKC", text) != text:
+        return f"write the number in ASCII digits, {written}"
+    return f"a number in quotes is text: write it without quotes, {written}"
 
 
 def _parse_row(raw: list[Any] | tuple[Any, ...], at: tuple[int, ...]) -> tuple[float, ...]:

@@ -46,7 +46,24 @@ def test_numeric_answers(raw: object, expected: object, shape: tuple[int, ...]) 
     ("raw", "message"),
     [
         (True, "expected a number, got True"),
-        ("1.5", "expected a number or 'inf'/'-inf', got '1.5'"),
+        (
+            "1.5",
+            "expected a number or 'inf'/'-inf', got '1.5':"
+            " a number in quotes is text: write it without quotes, 1.5",
+        ),
+        # what a Chinese input method types: full-width digits, point and comma
+        (
+            "\uff11.\uff15",
+            "expected a number or 'inf'/'-inf', got '\uff11.\uff15':"
+            " write the number in ASCII digits, 1.5",
+        ),
+        (
+            "0.471, 0.529\uff0c0",
+            "expected a number or 'inf'/'-inf', got '0.471, 0.529\uff0c0':"
+            " write several numbers as a list, [0.471, 0.529, 0]",
+        ),
+        ("一点五", "expected a number or 'inf'/'-inf', got '一点五'"),
+        ("nan", "expected a number or 'inf'/'-inf', got 'nan'"),
         (float("nan"), "NaN is not a valid answer"),
         ([], "a list of numbers must not be empty"),
         ([1, [2]], "mix of numbers and lists; write a matrix as a list of rows"),
