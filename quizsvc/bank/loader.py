@@ -706,6 +706,8 @@ def _is_text_cut_at_a_comma(root: yaml.Node, loc: Sequence[str | int]) -> bool:
 
 
 def _quoted_input(value: Any) -> str:
+    if value is None:
+        return "nothing"  # a key with no value, or a bare "-": YAML's null, Python's None
     quoted = repr(value)
     if len(quoted) > _MAX_QUOTED_INPUT:
         quoted = quoted[: _MAX_QUOTED_INPUT - 3] + "..."

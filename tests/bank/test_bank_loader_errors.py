@@ -539,6 +539,21 @@ def test_empty_question_list(content_errors: Errors) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "path", "line", "message"),
+    [
+        ("questions:\n", "questions", 1, "must be a list (got nothing)"),
+        ("questions:\n  -\n", "questions[0]", 2, "must be a mapping of keys (got nothing)"),
+    ],
+)
+def test_a_key_left_empty_is_said_to_hold_nothing(
+    content_errors: Errors, text: str, path: str, line: int, message: str
+) -> None:
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml", path, line, message
+    )
+
+
 def test_question_file_without_questions_key(content_errors: Errors) -> None:
     # Errors are sorted by file, line, then path.
     assert content_errors({"ch/q.yaml": "question:\n  - id: q1\n"}) == [
