@@ -15,6 +15,7 @@ from pydantic.fields import FieldInfo
 from quizsvc import cli
 from quizsvc.bank import BankError, load_bank, schema
 from quizsvc.drills import DRILL_KINDS, drill_param_models
+from quizsvc.web.i18n import SKILL_NAMES
 
 AUTHORING = Path(__file__).resolve().parents[2] / "docs" / "authoring.md"
 YAML_BLOCK = re.compile(r"```yaml\n(.*?)```", re.DOTALL)
@@ -153,6 +154,12 @@ def test_the_table_of_drill_kinds_states_each_kinds_params_and_skill(kind: str) 
                 assert f"`{value}`" in params, (name, value)
                 if value == field.default:
                     assert f"`{value}` (default" in params, (name, value)
+
+
+def test_the_skills_with_names_are_the_ones_the_page_lists() -> None:
+    row = next(line for line in DOC.splitlines() if line.startswith("| `tags`"))
+    named = row.split("These skills have a name in both languages: ")[1].split(";")[0]
+    assert re.findall(r"`([a-z_]+)`", named) == list(SKILL_NAMES)
 
 
 # One run of `quizsvc content validate` over these files prints the page's example.
