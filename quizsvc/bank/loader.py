@@ -34,6 +34,7 @@ from pydantic_core import ErrorDetails
 
 from quizsvc.bank.schema import (
     CONTENT_ERROR,
+    PATTERN_RULES,
     QUESTION_TYPES,
     Chapter,
     DrillQuestion,
@@ -747,7 +748,14 @@ def _describe(error: ErrorDetails) -> tuple[tuple[str | int, ...], str]:
     if kind == "missing":
         return loc, f"missing required key {loc[-1]!r}"
     if kind == "extra_forbidden":
+        if loc[-1] == "correct" and "multiple_choice" in error["loc"]:
+            return loc, (
+                "unknown key 'correct': a multiple_choice question gives each choice a score,"
+                " the correct ones' adding up to 1"
+            )
         return loc, f"unknown key {loc[-1]!r}"
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") in PATTERN_RULES:
+        return loc, f"{PATTERN_RULES[ctx['pattern']]} (got {_quoted_input(error.get('input'))})"
     if kind == "union_tag_not_found":
         key = str(ctx.get("discriminator", "type")).strip("'")
         return (*loc, key), f"missing required key {key!r}"

@@ -50,6 +50,14 @@ QUESTION_TYPES: tuple[QuestionType, ...] = (
 _SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 _TAG_PATTERN = r"^[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*$"
 _CHOICE_ID_PATTERN = r"^[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*$"
+_DRILL_KIND_PATTERN = r"^[a-z][a-z0-9_]*$"
+# What each pattern asks for, in an author's words rather than a regular expression's.
+PATTERN_RULES = {
+    _SLUG_PATTERN: "use lowercase letters, digits and single hyphens, like qkv-origin",
+    _TAG_PATTERN: "use lowercase letters and digits, words joined by _ or -, like multi_head",
+    _CHOICE_ID_PATTERN: "use letters and digits, words joined by _ or -, like A",
+    _DRILL_KIND_PATTERN: "use lowercase letters, digits and _, like softmax_row",
+}
 
 # The correct choices' scores must sum to 1 within this, so that three correct
 # choices can be written as 0.333 each rather than as unreadable long decimals.
@@ -371,7 +379,7 @@ class DrillQuestion(QuestionBase):
     """
 
     type: Literal["drill"]
-    kind: Annotated[StrictStr, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+    kind: Annotated[StrictStr, Field(pattern=_DRILL_KIND_PATTERN)]
     params: dict[StrictStr, Any] = Field(default_factory=dict)
     # None: use the drill kind's own default tolerance.
     tolerance: Tolerance | None = None

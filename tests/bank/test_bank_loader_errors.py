@@ -131,6 +131,71 @@ def test_duplicate_question_id_across_chapters(content_errors: Errors) -> None:
     assert [(e.file, e.path, e.line) for e in errors] == [("other/q.yaml", "questions[0].id", 2)]
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "path", "line", "message"),
+    [
+        (
+            "id: q1",
+            "id: Q_1",
+            "questions[0].id",
+            2,
+            "use lowercase letters, digits and single hyphens, like qkv-origin (got 'Q_1')",
+        ),
+        (
+            "tags: [qkv]",
+            "tags: [Multi Head]",
+            "questions[0].tags[0]",
+            4,
+            "use lowercase letters and digits, words joined by _ or -, like multi_head"
+            " (got 'Multi Head')",
+        ),
+        (
+            "- id: B",
+            "- id: B.",
+            "questions[0].choices[1].id",
+            9,
+            "use letters and digits, words joined by _ or -, like A (got 'B.')",
+        ),
+    ],
+)
+def test_a_malformed_id_or_tag_says_what_to_write(
+    content_errors: Errors, old: str, new: str, path: str, line: int, message: str
+) -> None:
+    # "B." also leaves correct: B without its choice; only the id's own error is asked for
+    text = SINGLE_CHOICE.replace(old, new)
+    errors = [error for error in content_errors({"ch/q.yaml": text}) if error.path == path]
+    assert errors == [ContentError("ch/q.yaml", path, line, message)]
+
+
+def test_a_drill_kind_written_in_capitals_says_what_to_write(content_errors: Errors) -> None:
+    error = only(
+        content_errors({"ch/d.yaml": DRILL.replace("kind: projection", "kind: Projection")})
+    )
+    assert (error.path, error.line, error.message) == (
+        "questions[0].kind",
+        4,
+        "use lowercase letters, digits and _, like softmax_row (got 'Projection')",
+    )
+
+
+def test_correct_in_a_multiple_choice_question_says_how_it_marks_them(
+    content_errors: Errors,
+) -> None:
+    text = (
+        SINGLE_CHOICE.replace("type: single_choice", "type: multiple_choice")
+        .replace("en: first}", "en: first}\n        score: 0")
+        .replace("en: second}", "en: second}\n        score: 1")
+    )
+    # lines: 3 type, 7-9 choice A, 10-12 choice B, 13 correct
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml",
+        "questions[0].correct",
+        13,
+        "unknown key 'correct': a multiple_choice question gives each choice a score,"
+        " the correct ones' adding up to 1",
+    )
+
+
 def test_unknown_question_type(content_errors: Errors) -> None:
     text = SINGLE_CHOICE.replace("type: single_choice", "type: essay")
     error = only(content_errors({"ch/q.yaml": text}))
