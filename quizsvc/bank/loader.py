@@ -510,13 +510,9 @@ def _path_reached(text: str, line: int | None) -> str:
     indent = _indentation(text, line)
     path: list[str | int] = []
     for depth, collection in enumerate(stack):
-        at_its_column = False
-        if indent is not None and not collection.in_braces and collection.key_line != line:
-            if collection.column > indent:
-                break
-            at_its_column = collection.column == indent
-        if at_its_column:
-            break  # the line is this collection's next key or item
+        left = indent is not None and collection.column >= indent
+        if left and not collection.in_braces and collection.key_line != line:
+            break  # the line is outside it, or at its column: its next key or item
         if not collection.is_mapping:
             if collection.index >= 0:
                 path.append(collection.index)
