@@ -79,6 +79,16 @@ class LiveServer:
 
 
 @pytest.fixture(scope="module")
+def axe(chromium):
+    """axe-core, from the test extra (after `chromium`, which skips without a browser)."""
+    try:
+        from axe_playwright_python.sync_playwright import Axe
+    except ImportError:
+        pytest.fail("the accessibility tests need axe-playwright-python (pip install -e '.[test]')")
+    return Axe()
+
+
+@pytest.fixture(scope="module")
 def app_config() -> dict[str, str]:
     """Settings the live server's app adds to its own; a module overrides this, e.g. to
     serve a content directory of its own (CONTENT_DIR)."""

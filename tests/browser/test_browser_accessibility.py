@@ -89,16 +89,6 @@ def logins(chromium, live_server, course) -> dict:
     return states
 
 
-@pytest.fixture(scope="module")
-def axe(chromium):
-    """axe-core, from the test extra (after `chromium`, which skips without a browser)."""
-    try:
-        from axe_playwright_python.sync_playwright import Axe
-    except ImportError:
-        pytest.fail("the accessibility tests need axe-playwright-python (pip install -e '.[test]')")
-    return Axe()
-
-
 class Audit:
     """axe's violations on each page checked, gathered so that one failure names them all."""
 
