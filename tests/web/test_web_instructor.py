@@ -256,7 +256,7 @@ def test_a_reload_names_what_an_editor_or_input_method_got_wrong(app, browser_fo
     colon_line = questions.index("    type\uff1asingle_choice") + 1
 
     ines = browser_for("ines")
-    ines.get("/lang/en")
+    ines.post("/lang/en")
     response = ines.post("/instructor/content/reload")
     assert response.status_code == 422
     rows = re.findall(
@@ -445,13 +445,13 @@ def test_preview_of_a_multiple_choice_question_says_to_choose_every_answer_that_
     path.write_text(path.read_text(encoding="utf-8") + MULTIPLE_CHOICE_QUESTION, encoding="utf-8")
     ines = browser_for("ines")
     assert ines.post("/instructor/content/reload").status_code == 302
-    ines.get("/lang/zh")
+    ines.post("/lang/zh")
     page = ines.get("/instructor/preview?question=decoder-extras")
     public = section(page.text, '<section class="public-view">', "</section>")
     assert '<p class="choice-legend">选择所有符合的答案</p>' in public
     # the learner's chapter page, for comparison
     alice = browser_for("alice")
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     assert "<legend>选择所有符合的答案</legend>" in alice.get(f"/chapters/{CHAPTER}").text
 
 

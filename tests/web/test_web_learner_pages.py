@@ -453,7 +453,7 @@ def test_a_learner_finds_every_chapter_and_its_intro(app, browser_for, content_d
     app.extensions["quizsvc"].install(load_content(content_dir))
 
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    alice.post("/lang/en")
     start_page = alice.get("/")
     assert start_page.status_code == 200  # a list to choose from, not the first chapter
     chapters = re.findall(
@@ -472,7 +472,7 @@ def test_a_learner_finds_every_chapter_and_its_intro(app, browser_for, content_d
     assert "Reviews the <strong>scaled</strong> dot product" in start_page.text
 
     # the chapter's intro, as Markdown, above its questions in the page's language
-    alice.get("/lang/zh")
+    alice.post("/lang/zh")
     page = alice.get("/chapters/attention-review").text
     assert first(r'<div class="intro" id="chapter-intro">(.*?)</div>', page).strip() == (
         "<p>复习 <strong>缩放</strong> 点积</p>"
