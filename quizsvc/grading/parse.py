@@ -10,11 +10,21 @@ Accepted layouts (all normalised to rows of values):
   brackets a newline is just a value separator, because NumPy wraps long rows
   that way when it prints arrays.
 
-A value is a decimal number (``0.5``, ``.5``, ``3.``, ``-1e-3``, ``+2``), a
-fraction of two such numbers (``1/3``, ``-1 / 3``), or an infinity (``inf``,
-``infinity``, ``∞`` with an optional sign, any letter case).  The Unicode minus
-``−`` and full-width ASCII (``１２．５``, ``［］``, ``，``, ``；``) are read as their
-ASCII counterparts.
+* round brackets (a tuple, a vector as mathematics writes it) are read as square ones:
+  ``(1, 2)`` is one row, ``((1, 2), (3, 4))`` a matrix;
+* what NumPy or PyTorch prints for an array, ``array([[1., 2.], [3., 4.]])`` (also
+  ``np.array(...)``, ``tensor(...)`` and a trailing ``dtype=float32``), is read as the
+  bracketed matrix inside.
+
+A value is a decimal number (``0.5``, ``.5``, ``3.``, ``-1e-3``, ``+2``), a number
+times a power of ten as written by hand (``1×10^-3``, ``2.5*10^(-2)``, ``1 x 10⁻³``,
+``10^3``), a fraction of two decimal numbers (``1/3``, ``-1 / 3``), or an infinity
+(``inf``, ``infinity``, ``∞``, ``无穷``, ``无穷大`` with an optional sign, ``正`` or
+``负`` included: ``负无穷``; any letter case).  The Unicode minus ``−``, the dashes word
+processors put for a minus (en dash ``–``, hyphen ``‐``), full-width ASCII (``１２．５``,
+``［］``, ``（）``, ``，``, ``；``) are read as their ASCII counterparts, and a Chinese full
+stop between two digits (``0。5``, what a Chinese input method types for ``.``) as a
+decimal point.
 
 Everything else is rejected with an ``AnswerRejected`` whose message tells the
 learner what to fix; NaN is always rejected, and a finite-looking number that
@@ -44,6 +54,13 @@ _NORMALISE_CHARACTERS: dict[int, int | str | None] = {
     **{code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)},  # full-width ASCII
     0x3000: " ",  # ideographic space
     0x2212: "-",  # minus sign, what typeset formulas (and the chapter) use
+    # Dashes a word processor or a phone keyboard puts for the "-" typed: between two
+    # numbers ("1–2") they still make an unreadable token, never a silent range.
+    0x2010: "-",  # hyphen
+    0x2011: "-",  # non-breaking hyphen
+    0x2012: "-",  # figure dash
+    0x2013: "-",  # en dash
+    0xFE63: "-",  # small hyphen-minus
     0x3001: ",",  # ideographic comma "、", which Chinese IMEs emit between list items
     # Invisible characters that copy-paste drags along; left in, they would make a
     # token unreadable while looking perfectly fine to the learner.
@@ -54,6 +71,20 @@ _NORMALISE_CHARACTERS: dict[int, int | str | None] = {
     0xFEFF: None,
 }
 _ALLOWED_CONTROL_CHARACTERS = frozenset("\n\r\t")
+
+# "。" is a sentence's end anywhere else ("0.5。"), where it stays unreadable
+_CHINESE_DECIMAL_POINT = re.compile(r"(?<=[0-9])[。｡](?=[0-9])")
+
+# NumPy's and PyTorch's print of an array; the rest must then be a bracketed table
+_ARRAY_WRAPPER = re.compile(r"\s*(?:(?:np|numpy|torch)\.)?(?:array|tensor)\(")
+_TRAILING_DTYPE = re.compile(r",\s*dtype\s*=\s*[\w.]+\s*$")
+
+# A power of ten's exponent in parentheses, 10^(-3), before parentheses become brackets
+_PARENTHESISED_EXPONENT = re.compile(r"\^\s*\(\s*([+-]?[0-9]+)\s*\)")
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+_SUPERSCRIPT_EXPONENT = re.compile(r"(?<![0-9.])10([⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+# "1 × 10^-3" is one value: the spaces around the sign must not split it into three
+_SPACED_TIMES_TEN = re.compile(r"(?<!\s)\s*([×xX*·])\s*(?=10\^)")
 
 _ROW_SEPARATOR = re.compile(r"[\n\r;]")
 _VALUE = re.compile(r"[^\s,]+")
@@ -66,7 +97,10 @@ _SPACED_SLASH = re.compile(r"(?<!\s)\s*/\s*")
 _DECIMAL = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _DECIMAL_RE = re.compile(_DECIMAL)
 _FRACTION_RE = re.compile(rf"({_DECIMAL})/({_DECIMAL})")
-_INFINITY_RE = re.compile(r"([+-]?)(?:inf|infinity|∞)", re.IGNORECASE)
+_INFINITY_RE = re.compile(r"([+-正负]?)(?:inf|infinity|∞|无穷大?)", re.IGNORECASE)
+# a mantissa has no exponent of its own: "1e2×10^3" is not a number anyone writes
+_MANTISSA = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+_POWER_OF_TEN_RE = re.compile(rf"(?:({_MANTISSA})[×xX*·])?10\^([+-]?[0-9]+)")
 _NAN_RE = re.compile(r"[+-]?nan", re.IGNORECASE)
 
 _ONE_BRACKET_PER_ROW_HINT = "write a matrix as [[1, 2], [3, 4]]"
@@ -88,9 +122,11 @@ def parse_answer(text: str) -> np.ndarray:
             max=MAX_ANSWER_CHARS,
         )
     _reject_control_characters(text)
-    normalised = text.translate(_NORMALISE_CHARACTERS)
+    normalised = _CHINESE_DECIMAL_POINT.sub(".", text.translate(_NORMALISE_CHARACTERS))
     if not normalised.strip():
         raise AnswerRejected("answer is empty", Rejection.EMPTY)
+    normalised = _powers_of_ten_joined(_without_array_wrapper(normalised))
+    normalised = normalised.replace("(", "[").replace(")", "]")
 
     if "[" in normalised or "]" in normalised:
         row_texts = _bracketed_row_texts(normalised)
@@ -110,6 +146,24 @@ def parse_answer(text: str) -> np.ndarray:
         raise AnswerRejected("answer is empty", Rejection.EMPTY)
     _require_rectangular(rows)
     return np.array(rows, dtype=np.float64)
+
+
+def _without_array_wrapper(text: str) -> str:
+    """The table inside ``array(...)`` (``tensor(...)``), with its ``dtype=`` left out."""
+    wrapper = _ARRAY_WRAPPER.match(text)
+    stripped = text.rstrip()
+    if wrapper is None or not stripped.endswith(")"):
+        return text
+    return _TRAILING_DTYPE.sub("", stripped[wrapper.end() : -1])
+
+
+def _powers_of_ten_joined(text: str) -> str:
+    """Powers of ten written by hand as one token each: ``1 × 10⁻³`` -> ``1×10^-3``."""
+    text = _SUPERSCRIPT_EXPONENT.sub(
+        lambda match: "10^" + match.group(1).translate(_SUPERSCRIPTS), text
+    )
+    text = _PARENTHESISED_EXPONENT.sub(r"^\1", text)
+    return _SPACED_TIMES_TEN.sub(r"\1", text)
 
 
 def _reject_control_characters(text: str) -> None:
@@ -240,10 +294,15 @@ def _read_value(token: str, row: int, column: int) -> float:
         )
 
     if infinity := _INFINITY_RE.fullmatch(token):
-        return -math.inf if infinity.group(1) == "-" else math.inf
+        return -math.inf if infinity.group(1) in ("-", "负") else math.inf
 
     if _DECIMAL_RE.fullmatch(token):
         return _finite_or_reject(float(token), token, row, column)
+
+    if power := _POWER_OF_TEN_RE.fullmatch(token):
+        mantissa, exponent = power.group(1) or "1", power.group(2)
+        # as Python reads "2.5e-3": no rounding error from multiplying by 10**-3
+        return _finite_or_reject(float(f"{mantissa}e{exponent}"), token, row, column)
 
     if fraction := _FRACTION_RE.fullmatch(token):
         numerator = _finite_or_reject(float(fraction.group(1)), token, row, column)

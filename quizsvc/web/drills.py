@@ -229,7 +229,7 @@ def answer_from_form(form, rows: int, cols: int, names: list[list[str]]) -> Form
     Every cell of the grid is checked on its own, so that every cell to fix is reported at
     once, named by ``names`` (its row and column headers as the page shows them).
     """
-    cells = [[form.get(cell_field(r, c), "").strip() for c in range(cols)] for r in range(rows)]
+    cells = [[typed_cell(form.get(cell_field(r, c), "")) for c in range(cols)] for r in range(rows)]
     pasted = form.get("pasted", "").strip()
     grid_used = any(value for row in cells for value in row)
     if pasted and not grid_used:
@@ -251,6 +251,16 @@ def answer_from_form(form, rows: int, cols: int, names: list[list[str]]) -> Form
     if problems:
         raise FormProblem(problems)
     return FormAnswer(grid_text, AnswerSource.GRID, cells)
+
+
+# A separator typed after a cell's number ("0.5," as in a list, then Tab to the next cell)
+# separates it from nothing: it is left out rather than read as a missing second number.
+_TRAILING_SEPARATORS = ",;，；、"
+
+
+def typed_cell(value: str) -> str:
+    """A cell's text as read: without surrounding space or a trailing separator."""
+    return value.strip().rstrip(_TRAILING_SEPARATORS).rstrip()
 
 
 def cell_field(row: int, col: int) -> str:

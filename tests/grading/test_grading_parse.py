@@ -51,6 +51,42 @@ SCALARS = [
     ("7\u200d", 7.0),  # zero-width joiner
     ("\u20607", 7.0),  # word joiner
     ("1e-999", 0.0),  # underflow to zero is an honest approximation, unlike overflow
+    # what a Chinese input method types for "." between digits
+    ("0。5", 0.5),
+    ("０。５", 0.5),
+    ("-12｡25", -12.25),  # the half-width ideographic full stop
+    # the dashes word processors and phone keyboards put for "-"
+    ("–0.5", -0.5),  # en dash
+    ("‐0.5", -0.5),  # hyphen
+    ("\u20110.5", -0.5),  # non-breaking hyphen
+    ("\u20120.5", -0.5),  # figure dash
+    ("﹣0.5", -0.5),  # small hyphen-minus
+    ("1e–3", 0.001),
+    ("–∞", -INF),
+    # infinity in Chinese
+    ("负无穷", -INF),
+    ("负无穷大", -INF),
+    ("正无穷", INF),
+    ("无穷", INF),
+    ("无穷大", INF),
+    ("-无穷", -INF),
+    ("负∞", -INF),
+    # powers of ten as written by hand
+    ("1×10^-3", 0.001),
+    ("2.5×10^-2", 0.025),
+    ("2.5x10^2", 250.0),
+    ("2.5X10^+2", 250.0),
+    ("-3*10^4", -30000.0),
+    ("1·10^3", 1000.0),
+    ("1 × 10^-3", 0.001),
+    ("1 x 10^(-3)", 0.001),
+    ("1×10^( -3 )", 0.001),
+    ("1×10⁻³", 0.001),
+    ("1.5×10⁴", 15000.0),
+    ("10^-2", 0.01),
+    ("10²", 100.0),
+    ("−1×10^−3", -0.001),
+    ("１×１０＾－３", 0.001),
 ]
 
 
@@ -116,6 +152,24 @@ TABLES = [
     ("[1, 2], [3, 4]", MATRIX_1234),
     ("[1, 2]; [3, 4]", MATRIX_1234),
     ("[[-inf, ∞], [−1/2, .5]]", [[-INF, INF], [-0.5, 0.5]]),
+    # round brackets, as a tuple or a vector in mathematics, and as a Chinese IME types them
+    ("(1, 2, 3)", ROW_123),
+    ("((1, 2), (3, 4))", MATRIX_1234),
+    ("（1，2，3）", ROW_123),
+    ("[(1, 2), (3, 4)]", MATRIX_1234),
+    ("(1, 2)\n(3, 4)", MATRIX_1234),
+    # NumPy's and PyTorch's print of an array
+    ("array([[1., 2.],\n       [3., 4.]])", MATRIX_1234),
+    ("array([1, 2, 3])", ROW_123),
+    ("array([[1., 2.],\n       [3., 4.]], dtype=float32)", MATRIX_1234),
+    ("np.array([[1, 2], [3, 4]])", MATRIX_1234),
+    ("numpy.array([1, 2, 3], dtype=np.float64) ", ROW_123),
+    ("tensor([[1., 2.],\n        [3., 4.]])", MATRIX_1234),
+    ("torch.tensor([1., 2., 3.], dtype=torch.float64)", ROW_123),
+    ("array([[-inf,  0.5]])", [[-INF, 0.5]]),
+    ("array([5.])", [[5.0]]),
+    # powers of ten in a table
+    ("1×10^-3 2 × 10^-3\n3x10^-3, 4*10^(-3)", [[0.001, 0.002], [0.003, 0.004]]),
 ]
 
 
@@ -190,7 +244,26 @@ REJECTIONS = [
     ("1/2/3", "could not read '1/2/3' as a number"),
     ("inf/2", "could not read 'inf/2' as a number"),
     ("1/", "could not read '1/' as a number"),
-    ("(1, 2)", "could not read '(1' as a number (row 1, value 1)"),
+    ("(1, 2", "unbalanced brackets: a '[' is never closed"),
+    # "。" elsewhere than between digits ends a sentence: not silently a decimal point
+    ("0.5。", "could not read '0.5。' as a number (row 1, value 1)"),
+    ("。5", "could not read '。5' as a number"),
+    ("1。2。3", "could not read '1.2.3' as a number"),
+    # a dash between two numbers is no range and no subtraction
+    ("1–2", "could not read '1-2' as a number"),
+    ("—0.5", "could not read '—0.5' as a number"),  # an em dash is punctuation, not a sign
+    ("负负无穷", "could not read '负负无穷' as a number"),
+    ("无穷小", "could not read '无穷小' as a number"),
+    # a power of ten is 10^ an integer, after a plain number
+    ("1×10^-3.5", "could not read '1×10^-3.5' as a number"),
+    ("1e2×10^3", "could not read '1e2×10^3' as a number"),
+    ("2^3", "could not read '2^3' as a number"),
+    ("1×10^", "could not read '1×10^' as a number"),
+    ("1×10^999", "'1×10^999' is too large to be a finite number"),
+    ("1 × 2", "could not read '×' as a number (row 1, value 2)"),
+    # a wrapper holds a bracketed table and nothing after it
+    ("array([1, 2]) 3", "unexpected 'array' outside the brackets"),
+    ("array([1, 2], dtype=float32", "unbalanced brackets: a '[' is never closed"),
     ("x" * 50, "could not read '" + "x" * 29 + "…' as a number"),
     ("x" * 31, "could not read '" + "x" * 29 + "…' as a number"),
     # full-width ASCII (U+FF01-U+FF5E) is read, and quoted, as ASCII; U+FF5F on is not
@@ -262,6 +335,11 @@ PATHOLOGICAL = [
     "9" * 5_000 + "." + "9" * 4_999,
     "1e" + "9" * 9_998,
     "[1" + " " * 9_997 + "]",
+    "1" + " " * 9_998 + "×",
+    "(" * 10_000,
+    "array(" * 1_666,
+    "array([1]" + ", " * 4_990 + ")",
+    "10⁻" * 3_333,
 ]
 
 

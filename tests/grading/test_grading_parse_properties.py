@@ -13,7 +13,7 @@ from quizsvc.grading import AnswerRejected, parse_answer
 FINITE = st.floats(allow_nan=False, allow_infinity=False)
 CELL = st.one_of(FINITE, FINITE, FINITE, st.sampled_from([math.inf, -math.inf]))
 
-INFINITY_WORDS = ["inf", "Inf", "INF", "infinity", "Infinity", "INFINITY", "∞"]
+INFINITY_WORDS = ["inf", "Inf", "INF", "infinity", "Infinity", "INFINITY", "∞", "无穷", "无穷大"]
 PLAIN_VALUE_SEPARATORS = [" ", ",", ", ", "\t", "，", " , ", "  ", ",\t", " ，"]
 PLAIN_ROW_SEPARATORS = ["\n", ";", "；", "\r\n", " ; ", "\n\n", ";\n", "\n \n"]
 BRACKET_VALUE_SEPARATORS = [",", ", ", " ", "  ", ",\n ", "，", " , ", "\n"]
@@ -43,7 +43,7 @@ def written_matrices(draw: st.DrawFn) -> tuple[list[list[float]], str]:
 def _write_value(draw: st.DrawFn, value: float) -> str:
     if math.isinf(value):
         word = draw(st.sampled_from(INFINITY_WORDS))
-        sign = draw(st.sampled_from(["-", "−"] if value < 0 else ["", "+"]))
+        sign = draw(st.sampled_from(["-", "−", "–", "负"] if value < 0 else ["", "+", "正"]))
         return sign + word
     written = repr(value)
     if not written.startswith("-") and draw(st.booleans()):
@@ -79,8 +79,12 @@ def _write_bracketed(draw: st.DrawFn, written: list[list[str]]) -> str:
         text = "[" + draw(space) + _join(draw, rows, BRACKET_ROW_SEPARATORS) + draw(space) + "]"
     else:
         text = _join(draw, rows, ["\n", ", ", ";", " "])
-    if draw(st.booleans()):
-        text = text.replace("[", "［").replace("]", "］")
+    opening, closing = draw(st.sampled_from(["[]", "［］", "()", "（）"]))
+    text = text.replace("[", opening).replace("]", closing)
+    if style != "row_per_line":  # as NumPy prints an array
+        prefix = draw(st.sampled_from(["", "array(", "np.array("]))
+        if prefix:
+            text = prefix + text + draw(st.sampled_from([")", ", dtype=float64)"]))
     return text
 
 
@@ -117,6 +121,8 @@ def test_arbitrary_text_is_read_or_rejected_never_crashes(text: str) -> None:
 NEAR_MISS_PIECES = [
     "1", "-2.5", ".5", "3.", "1e5", "1e999", "0", "/", "−", "∞", "inf", "nan", "e",
     "[", "]", "［", "］", ",", "，", ";", "；", " ", "\n", "\t", "abc", "+", "\x00",
+    "(", ")", "（", "）", "×", "x", "10^", "^", "⁻", "³", "。", "–", "无穷", "负", "array(",
+    "dtype=float32",
 ]  # fmt: skip
 
 

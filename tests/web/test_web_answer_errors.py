@@ -353,8 +353,8 @@ def test_a_grid_cell_holding_more_than_one_number_is_named_and_marked(browser_fo
         ("0,5", "爱, d2: “0,5” has a decimal comma: write 0.5"),
         ("-1，25", "爱, d2: “-1，25” has a decimal comma: write -1.25"),
         ("0.5 0.1", f"爱, d2: “0.5 0.1” {one}"),
-        ("0.5;", f"爱, d2: “0.5;” {one}"),  # would end the row
         (", 0.5", f"爱, d2: “, 0.5” {one}"),  # would leave a value out
+        ("0.5;0.1", f"爱, d2: “0.5;0.1” {one}"),  # would end the row
         ("1 abc", f"爱, d2: “1 abc” {one}"),
     ]
     for value, problem in cases:
@@ -376,6 +376,44 @@ def test_one_number_a_cell_may_be_written_with_spaces_is_taken(browser_for, sess
     form = {"cell-0-0": "1 / 3", "cell-0-1": "-inf", "cell-0-2": "２．５"}
     assert alice.post(f"/variants/{variant_id}/submissions", form).status_code == 302
     assert attempts_used(sessions, "alice", variant_id) == 1
+
+
+def test_a_separator_typed_after_a_cells_number_is_left_out(browser_for, sessions):
+    alice = browser_for("alice")
+    variant_id = start(alice, "drill-score-row")  # a 1 x 3 grid
+    expected = expected_answer(sessions, "alice", variant_id)[0]
+    # as typed in a list, one value after another, before moving on to the next cell
+    form = {
+        "cell-0-0": f"{float(expected[0])!r},",
+        "cell-0-1": f"{float(expected[1])!r}；",
+        "cell-0-2": f"{float(expected[2])!r} 、 ",
+    }
+    assert alice.post(f"/variants/{variant_id}/submissions", form).status_code == 302
+    assert latest_score(sessions, "alice", variant_id) == 1.0
+
+
+def ime_typed(value: float) -> str:
+    """A number as a Chinese input method in Chinese punctuation mode types it: full-width
+    digits, "。" for the decimal point, the word processor's en dash for the minus."""
+    full_width = str.maketrans("0123456789", "０１２３４５６７８９")
+    return f"{value:.6f}".replace(".", "。").replace("-", "–").translate(full_width)
+
+
+def test_numbers_as_a_chinese_input_method_types_them_are_graded(browser_for, sessions):
+    alice = browser_for("alice")
+    variant_id = start(alice, "drill-projection")  # a 3 x 4 grid
+    expected = expected_answer(sessions, "alice", variant_id)
+    form = {f"cell-{r}-{c}": ime_typed(v) for (r, c), v in np.ndenumerate(expected)}
+    # a power of ten written by hand, and a fraction the engine's tenths give exactly
+    form["cell-0-0"] = f"{expected[0, 0] * 1000:.3f} × 10^-3"
+    assert alice.post(f"/variants/{variant_id}/submissions", form).status_code == 302
+    assert latest_score(sessions, "alice", variant_id) == 1.0
+
+
+def latest_score(sessions, name: str, variant_id: int) -> float:
+    with reading(sessions) as session:
+        state = practice.drill_state(session, user_id(sessions, name), variant_id)
+        return state.submissions[-1].score
 
 
 # --- text no database can hold ----------------------------------------------------------
