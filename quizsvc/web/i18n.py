@@ -313,6 +313,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "已填入表格：{rows} 行 × {cols} 列。",
         "en": "Copied into the grid: {rows} × {cols}.",
     },
+    "pasted_into_whole_grid": {
+        "zh": "粘贴的 {rows} 行 × {cols} 列矩阵从这一格放不下，已从左上角起填满整个表格。",
+        "en": "The pasted {rows} × {cols} matrix did not fit from that cell: it fills the "
+        "whole grid, from the top left.",
+    },
+    "pasted_matrix_does_not_fit": {
+        "zh": "没有粘贴：粘贴的是 {rows} 行 × {cols} 列，从这一格起放不下（表格是 "
+        "{grid_rows} 行 × {grid_cols} 列）。",
+        "en": "Nothing was pasted: the pasted matrix is {rows} × {cols}, and from that cell "
+        "it does not fit the {grid_rows} × {grid_cols} grid.",
+    },
     "no_attempts_left": {"zh": "没有剩余次数了。", "en": "No attempts left."},
     "already_solved": {
         "zh": "这组题你已经做对了（也许是在另一个标签页里），不再接受新的答案；评分和解答见下方。",

@@ -185,8 +185,8 @@ def test_pasting_a_matrix_into_the_first_cell_fills_the_grid(page, live_server, 
     assert paste(page, "cell-0-0", text) is False  # the script took the paste over
     assert grid_values(page, rows, cols) == wanted
 
-    # from another cell, with ; between rows: fills from there, and what overflows is dropped
-    assert paste(page, "cell-1-2", "1 2 3; 4 5 6; 7 8 9") is False
+    # from another cell, with ; between rows: fills from there
+    assert paste(page, "cell-1-2", "1 2; 4 5") is False
     assert grid_values(page, rows, cols)[1:] == [
         [*wanted[1][:2], "1", "2"],
         [*wanted[2][:2], "4", "5"],
@@ -208,6 +208,72 @@ def test_pasting_a_bracketed_matrix_fills_the_grid(page, live_server, student):
     text = "[" + ", ".join("[" + ", ".join(f"{v:.3f}" for v in row) + "]" for row in expected) + "]"
     paste(page, "cell-0-0", text)
     assert grid_values(page, *expected.shape) == [[f"{v:.3f}" for v in row] for row in expected]
+
+
+def test_a_pasted_matrix_that_does_not_fit_from_its_cell_is_never_cut_at_the_edge(
+    page, live_server, student
+):
+    login(page, student)
+    variant_id = start_drill(page, "projection")  # a 3 x 4 grid
+    expected = drill_state(live_server, student, variant_id).variant.answer.values
+    whole = "\n".join("\t".join(f"{v:.3f}" for v in row) for row in expected)
+    wanted = [[f"{v:.3f}" for v in row] for row in expected]
+    status = page.locator(".grid-status")
+
+    # the whole answer, pasted while the focus was in another cell: it fills the grid
+    assert paste(page, "cell-1-2", whole) is False
+    assert grid_values(page, 3, 4) == wanted
+    expect(status).to_have_text(
+        "The pasted 3 × 4 matrix did not fit from that cell: it fills the whole grid, "
+        "from the top left."
+    )
+
+    # three rows from the second: two would fall off the grid's edge, unseen
+    assert paste(page, "cell-1-2", "1 2 3; 4 5 6; 7 8 9") is False
+    assert grid_values(page, 3, 4) == wanted  # nothing changed
+    expect(status).to_have_text(
+        "Nothing was pasted: the pasted matrix is 3 × 3, and from that cell it does not fit "
+        "the 3 × 4 grid."
+    )
+    # one column too many: the same, even from the first cell
+    assert paste(page, "cell-0-0", "1 2 3 4 5") is False
+    assert grid_values(page, 3, 4) == wanted
+    expect(status).to_contain_text("the pasted matrix is 1 × 5")
+
+    page.click("#lang-toggle")
+    paste(page, "cell-2-0", "1 2; 3 4")
+    expect(page.locator(".grid-status")).to_have_text(
+        "没有粘贴：粘贴的是 2 行 × 2 列，从这一格起放不下（表格是 3 行 × 4 列）。"
+    )
+
+
+def test_numpys_print_of_an_array_pasted_into_a_cell_fills_the_grid(page, live_server, student):
+    login(page, student)
+    variant_id = start_drill(page, "projection")  # a 3 x 4 grid
+    expected = drill_state(live_server, student, variant_id).variant.answer.values
+    with np.printoptions(precision=3, floatmode="fixed"):
+        printed = repr(expected.astype(np.float32))  # array([[...],\n       [...]], dtype=float32)
+    assert printed.startswith("array([[") and printed.endswith("dtype=float32)")
+    assert paste(page, "cell-0-0", printed) is False
+    assert grid_values(page, 3, 4) == [[f"{v:.3f}" for v in row] for row in expected]
+    # a Python tuple with powers of ten, as a learner writes a row by hand
+    assert paste(page, "cell-0-0", "(1 × 10^(-3), 2×10^-3, 3e-3, 4)") is False
+    assert grid_values(page, 3, 4)[0] == ["1×10^-3", "2×10^-3", "3e-3", "4"]
+    submit_answer(page)
+    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 67%"])  # 8 of 12 right
+
+
+def test_a_matrix_typed_into_the_box_is_sent_by_one_click_on_submit(page, live_server, student):
+    """The box is copied into the grid when it is left, that is as the Submit button is
+    pressed: the status line this shows must not push the button from under the pointer
+    before the button is released."""
+    login(page, student)
+    variant_id = start_drill(page, "score_row")  # a 1 x 3 grid
+    expected = drill_state(live_server, student, variant_id).variant.answer.values
+    page.fill("textarea[name=pasted]", "，".join(f"{v:.4f}" for v in expected[0]))
+    with page.expect_navigation():
+        page.click("#answer-form button[type=submit]")  # the mouse, pressed then released
+    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100%"])
 
 
 def test_a_rejected_quiz_answer_opens_at_its_question_and_error(page, student):

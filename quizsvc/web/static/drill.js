@@ -1,9 +1,11 @@
-// Pasting a whole matrix into one grid cell spreads it over the grid; a matrix that fits the
-// grid, pasted or typed into the "Paste a matrix" box, is copied into the grid and the box
-// emptied (a typed one when the box is left, e.g. for the Submit button), so the grid is the
-// one answer the learner sees and edits: the server reads the box only while the grid is
-// empty, and on a retry the grid holds the last attempt. The error summary's links lead to
-// the fields to fix.
+// Pasting a whole matrix into one grid cell spreads it over the grid from that cell; one too
+// large to fit from there but of the grid's own shape fills the whole grid, and any other
+// leaves the grid as it was and says why (values dropped at the grid's edge would go unseen).
+// A matrix that fits the grid, pasted or typed into the "Paste a matrix" box, is copied into
+// the grid and the box emptied (a typed one when the box is left, e.g. for the Submit
+// button), so the grid is the one answer the learner sees and edits: the server reads the
+// box only while the grid is empty, and on a retry the grid holds the last attempt. The
+// error summary's links lead to the fields to fix.
 (function () {
   "use strict";
   // A link of the error summary (above the grid) takes the keyboard to its cell or box, with
@@ -24,9 +26,17 @@
   const rowCount = Math.max(...cells.map((el) => +el.dataset.row)) + 1;
   const colCount = Math.max(...cells.map((el) => +el.dataset.col)) + 1;
 
+  // Split as the server's reader (quizsvc/grading/parse.py) reads a table: NumPy's
+  // array(...) wrapper, round brackets as square ones, "1 × 10^(-3)" as one value.
   function matrixValues(text) {
+    let table = text.trim().replace(/（/g, "(").replace(/）/g, ")");
+    const wrapper = table.match(/^(?:(?:np|numpy|torch)\.)?(?:array|tensor)\(([\s\S]*)\)$/);
+    if (wrapper) table = wrapper[1].replace(/,\s*dtype\s*=\s*[\w.]+\s*$/, "");
+    table = table.replace(/\^\s*\(\s*([+\-−]?\d+)\s*\)/g, "^$1")
+      .replace(/\s*([×xX*·])\s*(?=10\^)/g, "$1")
+      .replace(/[(（]/g, "[").replace(/[)）]/g, "]");
     // "[[a, b], [c, d]]": the boundary between two bracketed rows is a row break too
-    const rows = text.trim().replace(/[\]］]\s*[,，]?\s*[\[［]/g, "\n")
+    const rows = table.replace(/[\]］]\s*[,，]?\s*[\[［]/g, "\n")
       .replace(/[\[\]［］]/g, " ").split(/\s*[\n;；]\s*/).filter(Boolean);
     return rows.map((row) => row.trim().split(/[\s,，]+/).filter(Boolean));
   }
@@ -38,20 +48,39 @@
     }));
   }
 
+  const fits = (values) =>
+    values.length === rowCount && values.every((row) => row.length === colCount);
+  const width = (values) => Math.max(...values.map((row) => row.length));
+  const gridStatus = document.querySelector(".grid-status");
+  function sayOfGrid(key, values) {
+    if (!gridStatus) return;
+    gridStatus.textContent = gridStatus.dataset[key]
+      .replace("{rows}", values.length).replace("{cols}", width(values))
+      .replace("{grid_rows}", rowCount).replace("{grid_cols}", colCount);
+  }
+
   cells.forEach((cell) => {
     cell.addEventListener("paste", (event) => {
       const values = matrixValues((event.clipboardData || window.clipboardData).getData("text"));
       if (values.length === 1 && values[0].length === 1) return; // a single number: paste as usual
       event.preventDefault();
-      fill(values, +cell.dataset.row, +cell.dataset.col);
+      const r0 = +cell.dataset.row;
+      const c0 = +cell.dataset.col;
+      if (r0 + values.length <= rowCount && c0 + width(values) <= colCount) {
+        fill(values, r0, c0);
+        if (gridStatus) gridStatus.textContent = "";
+      } else if (fits(values)) {
+        fill(values, 0, 0);
+        sayOfGrid("filled", values);
+      } else {
+        sayOfGrid("noFit", values);
+      }
     });
   });
 
   const box = document.querySelector("textarea[name=pasted]");
   const status = document.querySelector(".paste-status");
   if (!box) return;
-  const fits = (values) =>
-    values.length === rowCount && values.every((row) => row.length === colCount);
   function copyIntoGrid(values) {
     fill(values, 0, 0);
     box.value = "";
