@@ -9,7 +9,8 @@ route has, a 405, a 500) are replaced by the catalog's for their status.
 
 from __future__ import annotations
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, flash, jsonify, redirect, render_template, request, url_for
+from flask_login import current_user
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
@@ -56,11 +57,31 @@ def standard_page_message(status: int) -> str | None:
     return None
 
 
+# The forms a visitor sends: their token fails for another reason than a login that ended
+_VISITORS_FORMS = frozenset({"auth.login", "auth.register"})
+
+
+def _sent_after_the_login_ended() -> bool:
+    """A page's form sent once its login has ended (a logout in another tab, say), which
+    took the session's token with it: nothing to protect, the form only needs a login."""
+    return (
+        not is_api_request()
+        and not current_user.is_authenticated
+        and request.endpoint is not None
+        and request.endpoint not in _VISITORS_FORMS
+    )
+
+
 def init_app(app: Flask) -> None:
     @app.errorhandler(CSRFError)
     def _csrf(exc: CSRFError):
         # the reason (token missing, expired, ...) is for the log: a person can only reload
         app.logger.info("CSRF check failed on %s: %s", request.path, exc.description)
+        if _sent_after_the_login_ended():
+            # to the login page and from there back to the form's page (the form's address
+            # leads there), where the drill page's script puts back what was typed
+            flash(translate("signed_out_form_not_sent"), "info")
+            return redirect(url_for("auth.login", next=request.path))
         return error_response(
             400,
             "csrf_failed",

@@ -94,6 +94,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "请先登录，再访问这个页面。",
         "en": "Please log in to access this page.",
     },
+    "signed_out_form_not_sent": {
+        "zh": "你已经退出登录（比如在别的标签页里），刚才的表单没有提交。"
+        "请重新登录，然后再提交一次。",
+        "en": "You had been logged out (in another tab, say), so the form was not sent. Log in "
+        "and send it again.",
+    },
     "signed_out_password_changed": {
         "zh": "你的密码已经修改，这里的登录随之失效：请用新密码重新登录。",
         "en": "Your password was changed, so you were signed out here: log in again with "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from browser_helpers import login
+from browser_helpers import PASSWORD, login
 from sqlalchemy import select
 
 from quizsvc import practice, store
@@ -274,6 +274,48 @@ def test_a_matrix_typed_into_the_box_is_sent_by_one_click_on_submit(page, live_s
     with page.expect_navigation():
         page.click("#answer-form button[type=submit]")  # the mouse, pressed then released
     expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100%"])
+
+
+def test_what_is_typed_survives_a_reload_and_a_login_that_ended_before_it_was_sent(
+    page, live_server, student
+):
+    login(page, student)
+    variant_id = start_drill(page, "score_row")  # a 1 x 3 grid
+    expected = drill_state(live_server, student, variant_id).variant.answer.values
+    typed = [f"{v:.3f}" for v in expected[0]]
+    page.locator("input[name=cell-0-0]").press_sequentially(typed[0])
+    page.locator("input[name=cell-0-1]").press_sequentially("9")
+    page.reload()  # a phone's pull to refresh
+    assert grid_values(page, 1, 3) == [[typed[0], "9", ""]]
+    page.goto("/progress")
+    page.go_back()
+    assert grid_values(page, 1, 3) == [[typed[0], "9", ""]]
+
+    # logged out in another tab, then the answer is finished and sent here
+    other = page.context.new_page()
+    other.goto("/progress")
+    other.click("header form[action$='/logout'] button")
+    other.wait_for_url(re.compile(r"/login"))
+    page.fill("input[name=cell-0-1]", typed[1])
+    page.fill("input[name=cell-0-2]", typed[2])
+    submit_answer(page)
+    expect(page.locator(".flash")).to_have_text(
+        "You had been logged out (in another tab, say), so the form was not sent. "
+        "Log in and send it again."
+    )
+    page.fill("input[name=name]", student)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.login button[type=submit]")
+    page.wait_for_url(re.compile(rf"/variants/{variant_id}"))
+    assert grid_values(page, 1, 3) == [typed]  # back at the drill, as it was typed
+    submit_answer(page)
+    expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 100%"])
+
+    # a graded attempt's page shows what was graded, never an older draft; the variant is
+    # solved, and its drafts are gone
+    page.reload()
+    assert page.locator("input.cell").count() == 0
+    assert page.evaluate("Object.keys(sessionStorage)") == []
 
 
 def test_a_rejected_quiz_answer_opens_at_its_question_and_error(page, student):

@@ -213,3 +213,59 @@ def test_a_logged_in_request_reads_its_login_and_user_in_one_statement(app, brow
         event.remove(engine, "before_cursor_execute", capture)
     [login] = [statement for statement in sent if "login_sessions" in statement]
     assert "JOIN" in login and "users" in login
+
+
+def test_a_form_sent_after_a_logout_in_another_tab_leads_to_the_login_and_back(
+    browser_for, sessions
+):
+    """A logout ends the session, and its CSRF token with it: a drill's answer typed in
+    another tab of the same browser, sent after it, is not a forgery but a learner who must
+    log in again. They are told so and led back to the drill, not shown a CSRF error."""
+    alice = browser_for("alice")
+    alice.get("/lang/en")
+    response = alice.post("/drills/drill-score-row/variants")
+    variant_url = response.headers["Location"]
+    alice.get(variant_url)
+    form_token = alice.token
+    alice.get(alice.post("/logout").headers["Location"])  # the other tab; the same cookies
+
+    response = alice.client.post(
+        f"{variant_url}/submissions",
+        data={"csrf_token": form_token, "cell-0-0": "1", "cell-0-1": "2", "cell-0-2": "3"},
+    )
+    assert response.status_code == 302
+    assert response.headers["Location"] == f"/login?next={variant_url}/submissions"
+    login_page = alice.get(response.headers["Location"])
+    assert flashes(login_page.text) == [
+        "You had been logged out (in another tab, say), so the form was not sent. "
+        "Log in and send it again."
+    ]
+    with sessions() as session:
+        assert session.scalar(select(store.Submission.id)) is None  # nothing was recorded
+
+    response = alice.post(
+        f"/login?next={variant_url}/submissions", {"name": "alice", "password": PASSWORD}
+    )
+    assert response.headers["Location"] == f"{variant_url}/submissions"
+    assert alice.get(f"{variant_url}/submissions").headers["Location"] == variant_url
+
+    # in Chinese too; a chapter question's form goes the same way
+    alice.get("/lang/zh")
+    alice.get("/chapters/transformer-by-hand")
+    form_token = alice.token
+    alice.get(alice.post("/logout").headers["Location"])
+    response = alice.client.post(
+        "/chapters/transformer-by-hand/questions/qkv-origin",
+        data={"csrf_token": form_token, "choice": "B"},
+    )
+    assert response.headers["Location"].startswith("/login?next=/chapters/")
+    assert flashes(alice.get(response.headers["Location"]).text) == [
+        "你已经退出登录（比如在别的标签页里），刚才的表单没有提交。请重新登录，然后再提交一次。"
+    ]
+
+    # only the forms of a login that ended: the login form itself, sent with a token that
+    # is not its session's, stays a CSRF error
+    response = alice.client.post(
+        "/login", data={"csrf_token": "not-a-token", "name": "alice", "password": PASSWORD}
+    )
+    assert response.status_code == 400
