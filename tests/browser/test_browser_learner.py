@@ -241,6 +241,7 @@ def test_a_pasted_matrix_that_does_not_fit_from_its_cell_is_never_cut_at_the_edg
     expect(status).to_contain_text("the pasted matrix is 1 × 5")
 
     page.click("#lang-toggle")
+    expect(page.locator("h1")).to_contain_text("计算练习")  # the page in Chinese, loaded
     paste(page, "cell-2-0", "1 2; 3 4")
     expect(page.locator(".grid-status")).to_have_text(
         "没有粘贴：粘贴的是 2 行 × 2 列，从这一格起放不下（表格是 3 行 × 4 列）。"
@@ -318,6 +319,30 @@ def test_what_is_typed_survives_a_reload_and_a_login_that_ended_before_it_was_se
     assert page.evaluate("Object.keys(sessionStorage)") == []
 
 
+def test_a_chapter_answer_being_written_survives_the_language_toggle_and_a_reload(page, student):
+    login(page, student)
+    question = page.locator("#q-teacher-forcing-vs-autoregressive")  # an open question
+    text = "训练时 Decoder 输入完整的目标句子"
+    question.locator("textarea[name=text]").press_sequentially(text)
+    page.locator("#q-qkv-origin input[name=choice][value=C]").check()
+    page.click("#lang-toggle")  # English -> Chinese: the page is loaded again
+    expect(page.locator("h1")).to_contain_text("手动计算")
+    expect(question.locator("textarea[name=text]")).to_have_value(text)
+    expect(page.locator("#q-qkv-origin input[name=choice][value=C]")).to_be_checked()
+    page.reload()
+    expect(question.locator("textarea[name=text]")).to_have_value(text)
+
+    # a choice changed is kept as changed; once answered, a question's draft is dropped
+    page.locator("#q-qkv-origin input[name=choice][value=B]").check()
+    page.reload()
+    expect(page.locator("#q-qkv-origin input[name=choice][value=B]")).to_be_checked()
+    expect(page.locator("#q-qkv-origin input[name=choice][value=C]")).not_to_be_checked()
+    page.locator("#q-qkv-origin").get_by_role("button", name="提交").click()
+    expect(page.locator("#q-qkv-origin .result")).to_contain_text("正确")
+    keys = page.evaluate("Object.keys(sessionStorage)")
+    assert keys == ["quizsvc-draft:chapter-transformer-by-hand:teacher-forcing-vs-autoregressive"]
+
+
 def test_a_rejected_quiz_answer_opens_at_its_question_and_error(page, student):
     login(page, student)
     # the last question but one: far below the fold of a page opened at the top
@@ -349,6 +374,9 @@ def test_an_answered_questions_result_takes_the_focus_once(page, student):
     first.locator("input[name=choice][value=B]").check()
     first.get_by_role("button", name="Submit").click()
     expect(first.locator(".result")).to_be_focused()
+    # the page loaded (scrolled to its fragment, which can clear the focus in Chromium)
+    # before the key is pressed, as a person's Tab comes after the page has appeared
+    page.wait_for_load_state("load")
     page.keyboard.press("Tab")
     expect(page.locator("#q-scaling-by-sqrt-dk input[name=choice]").first).to_be_focused()
     # the page opened again (a reload, a link from the progress page) leaves the focus be

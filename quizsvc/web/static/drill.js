@@ -46,7 +46,7 @@
       const target = at(r0 + i, c0 + j);
       if (target) {
         target.value = value;
-        target.dispatchEvent(new Event("input", { bubbles: true })); // kept in the draft
+        target.dispatchEvent(new Event("input", { bubbles: true })); // drafts.js keeps it
       }
     }));
   }
@@ -105,62 +105,5 @@
   box.addEventListener("change", () => {
     const values = matrixValues(box.value);
     if (fits(values)) copyIntoGrid(values);
-  });
-})();
-
-// What is typed into the grid and the box is kept in this tab (sessionStorage) until the
-// answer is graded, and put back when the page opens again: after a reload (a phone's pull
-// to refresh), the back button, or a login that ended before the answer was sent (the login
-// page leads back here). The browser restores nothing itself, as the cells are
-// autocomplete=off (no suggestions popping up over the grid). A draft belongs to one variant
-// and its number of attempts left, so a graded attempt's page never shows an older draft;
-// logging out here drops every draft, as the session keeps nothing of a user after it.
-(function () {
-  "use strict";
-  const PREFIX = "quizsvc-drill-draft:";
-  let drafts;
-  try {
-    drafts = window.sessionStorage;
-  } catch (error) {
-    return; // storage disabled: nothing is kept
-  }
-  const title = document.querySelector(".drill-title[data-variant]");
-  if (!drafts || !title) return;
-  const form = document.querySelector("form.answer[data-draft]");
-  const variantPrefix = `${PREFIX}${title.dataset.variant}:`;
-  const key = form ? variantPrefix + form.dataset.draft : null;
-  for (let i = drafts.length - 1; i >= 0; i -= 1) {
-    const stored = drafts.key(i);
-    if (stored && stored.startsWith(variantPrefix) && stored !== key) drafts.removeItem(stored);
-  }
-  document.querySelectorAll("header form[action$='/logout']").forEach((logout) => {
-    logout.addEventListener("submit", () => {
-      for (let i = drafts.length - 1; i >= 0; i -= 1) {
-        const stored = drafts.key(i);
-        if (stored && stored.startsWith(PREFIX)) drafts.removeItem(stored);
-      }
-    });
-  });
-  if (!form) return;
-  const fields = () => Array.from(form.querySelectorAll("input.cell, textarea[name=pasted]"));
-  let draft = null;
-  try {
-    draft = JSON.parse(drafts.getItem(key));
-  } catch (error) {
-    draft = null; // not a draft this script wrote
-  }
-  if (draft && typeof draft === "object") {
-    fields().forEach((field) => {
-      if (typeof draft[field.name] === "string") field.value = draft[field.name];
-    });
-  }
-  form.addEventListener("input", () => {
-    const typed = {};
-    fields().forEach((field) => { typed[field.name] = field.value; });
-    try {
-      drafts.setItem(key, JSON.stringify(typed));
-    } catch (error) {
-      // storage full: the page works on, without a draft
-    }
   });
 })();
