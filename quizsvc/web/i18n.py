@@ -436,9 +436,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "request. Either the server is overloaded or there is an error in the application.",
     },
     "error_csrf_failed": {
-        "zh": "CSRF 校验失败：表单的安全令牌缺失或已过期。请刷新页面后重新提交。",
-        "en": "CSRF check failed: the form's security token is missing or out of date. "
-        "Reload the page and send the form again.",
+        "zh": "CSRF 校验失败：表单的安全令牌缺失或已过期，表单没有提交。"
+        "请返回表单所在的页面，刷新后再提交（刷新本页只会重发过期的表单）。",
+        "en": "CSRF check failed: the form's security token is missing or out of date, so the "
+        "form was not sent. Go back to the form's page, reload it and send the form again "
+        "(reloading this page would send the old form again).",
     },
     "error_instructors_only": {
         "zh": "这个页面只对老师开放。",

@@ -98,12 +98,18 @@ def test_a_failed_csrf_check_is_explained_in_the_page_language(browser_for):
     alice = in_language(browser_for("alice"), "zh")
     refused = alice.client.post(f"{CHAPTER_URL}/questions/qkv-origin", data={"choice": "B"})
     assert refused.status_code == 400
-    assert message(refused) == "CSRF 校验失败：表单的安全令牌缺失或已过期。请刷新页面后重新提交。"
+    # reloading this page (served at the form's address) would only send the same form
+    # again, with the same token: the way out is the form's page, loaded again
+    assert message(refused) == (
+        "CSRF 校验失败：表单的安全令牌缺失或已过期，表单没有提交。"
+        "请返回表单所在的页面，刷新后再提交（刷新本页只会重发过期的表单）。"
+    )
     in_language(alice, "en")
     refused = alice.client.post(f"{CHAPTER_URL}/questions/qkv-origin", data={"choice": "B"})
     assert message(refused) == (
-        "CSRF check failed: the form&#39;s security token is missing or out of date. "
-        "Reload the page and send the form again."
+        "CSRF check failed: the form&#39;s security token is missing or out of date, so the "
+        "form was not sent. Go back to the form&#39;s page, reload it and send the form again "
+        "(reloading this page would send the old form again)."
     )
 
 
