@@ -18,13 +18,13 @@ Accepted layouts (all normalised to rows of values):
 
 A value is a decimal number (``0.5``, ``.5``, ``3.``, ``-1e-3``, ``+2``), a number
 times a power of ten as written by hand (``1×10^-3``, ``2.5*10^(-2)``, ``1 x 10⁻³``,
-``10^3``), a fraction of two decimal numbers (``1/3``, ``-1 / 3``), or an infinity
-(``inf``, ``infinity``, ``∞``, ``无穷``, ``无穷大`` with an optional sign, ``正`` or
-``负`` included: ``负无穷``; any letter case).  The Unicode minus ``−``, the dashes word
-processors put for a minus (en dash ``–``, hyphen ``‐``), full-width ASCII (``１２．５``,
-``［］``, ``（）``, ``，``, ``；``) are read as their ASCII counterparts, and a Chinese full
-stop between two digits (``0。5``, what a Chinese input method types for ``.``) as a
-decimal point.
+``10^3``), a percentage (``48.1%`` is 0.481), a fraction of two decimal numbers
+(``1/3``, ``-1 / 3``), or an infinity (``inf``, ``infinity``, ``∞``, ``无穷``,
+``无穷大`` with an optional sign, ``正`` or ``负`` included: ``负无穷``; any letter
+case).  The Unicode minus ``−``, the dashes word processors put for a minus (en dash
+``–``, hyphen ``‐``), full-width ASCII (``１２．５``, ``［］``, ``（）``, ``，``, ``；``)
+are read as their ASCII counterparts, and a Chinese full stop between two digits
+(``0。5``, what a Chinese input method types for ``.``) as a decimal point.
 
 Everything else is rejected with an ``AnswerRejected`` whose message tells the
 learner what to fix; NaN is always rejected, and a finite-looking number that
@@ -97,6 +97,7 @@ _SPACED_SLASH = re.compile(r"(?<!\s)\s*/\s*")
 _DECIMAL = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _DECIMAL_RE = re.compile(_DECIMAL)
 _FRACTION_RE = re.compile(rf"({_DECIMAL})/({_DECIMAL})")
+_PERCENT_RE = re.compile(rf"({_DECIMAL})%")
 _INFINITY_RE = re.compile(r"([+-正负]?)(?:inf|infinity|∞|无穷大?)", re.IGNORECASE)
 # a mantissa has no exponent of its own: "1e2×10^3" is not a number anyone writes
 _MANTISSA = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
@@ -299,6 +300,11 @@ def _read_value(token: str, row: int, column: int) -> float:
     if _DECIMAL_RE.fullmatch(token):
         return _finite_or_reject(float(token), token, row, column)
 
+    if percent := _PERCENT_RE.fullmatch(token):
+        # an attention weight written as a share: exact as the learner wrote it, 48.1% being
+        # float("0.481") where 48.1 / 100 would be 0.48100000000000004
+        return _finite_or_reject(_hundredth(percent.group(1)), token, row, column)
+
     if power := _POWER_OF_TEN_RE.fullmatch(token):
         mantissa, exponent = power.group(1) or "1", power.group(2)
         # as Python reads "2.5e-3": no rounding error from multiplying by 10**-3
@@ -326,6 +332,12 @@ def _read_value(token: str, row: int, column: int) -> float:
         text=_shortened(token),
         **at,
     )
+
+
+def _hundredth(decimal: str) -> float:
+    """A decimal number divided by 100, as Python reads it with the exponent lowered by 2."""
+    mantissa, _, exponent = decimal.lower().partition("e")
+    return float(f"{mantissa}e{int(exponent or 0) - 2}")
 
 
 def _finite_or_reject(value: float, token: str, row: int, column: int) -> float:

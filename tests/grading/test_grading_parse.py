@@ -87,6 +87,13 @@ SCALARS = [
     ("10²", 100.0),
     ("−1×10^−3", -0.001),
     ("１×１０＾－３", 0.001),
+    # a percentage, as an attention weight may be written
+    ("48.1%", 0.481),
+    ("48.1％", 0.481),  # full-width percent sign
+    ("-5%", -0.05),
+    ("100%", 1.0),
+    ("0.5%", 0.005),
+    ("1e2%", 1.0),
 ]
 
 
@@ -261,6 +268,10 @@ REJECTIONS = [
     ("1×10^", "could not read '1×10^' as a number"),
     ("1×10^999", "'1×10^999' is too large to be a finite number"),
     ("1 × 2", "could not read '×' as a number (row 1, value 2)"),
+    ("%", "could not read '%' as a number"),
+    ("50%%", "could not read '50%%' as a number"),
+    ("1/2%", "could not read '1/2%' as a number"),
+    ("inf%", "could not read 'inf%' as a number"),
     # a wrapper holds a bracketed table and nothing after it
     ("array([1, 2]) 3", "unexpected 'array' outside the brackets"),
     ("array([1, 2], dtype=float32", "unbalanced brackets: a '[' is never closed"),
