@@ -211,6 +211,7 @@ class CellProblem(StrEnum):
 
     EMPTY = "empty"
     DECIMAL_COMMA = "decimal_comma"
+    COMMA_DECIMAL_OR_THOUSANDS = "comma_decimal_or_thousands"
     SEVERAL_NUMBERS = "several_numbers"
     NOT_A_NUMBER = "not_a_number"
     NAN = "nan"
@@ -271,6 +272,8 @@ def cell_field(row: int, col: int) -> str:
 # "0,5" as a continental European or a spreadsheet writes one half (also with a full-width
 # comma): the grader reads two numbers
 _DECIMAL_COMMA = re.compile(r"[+-]?[0-9]+[,，][0-9]+")
+# "1,250": a decimal comma (1.25) or a thousands separator (1250), which the grid cannot tell
+_DECIMAL_OR_THOUSANDS_COMMA = re.compile(r"[+-]?[1-9][0-9]{0,2}[,，][0-9]{3}")
 
 _UNREADABLE_VALUE = {
     Rejection.NAN: CellProblem.NAN,
@@ -290,9 +293,12 @@ def cell_problem(cell: str) -> CellProblem | None:
     the grader says of it."""
     if not cell:
         return CellProblem.EMPTY
-    several = (
-        CellProblem.DECIMAL_COMMA if _DECIMAL_COMMA.fullmatch(cell) else CellProblem.SEVERAL_NUMBERS
-    )
+    if _DECIMAL_OR_THOUSANDS_COMMA.fullmatch(cell):
+        several = CellProblem.COMMA_DECIMAL_OR_THOUSANDS
+    elif _DECIMAL_COMMA.fullmatch(cell):
+        several = CellProblem.DECIMAL_COMMA
+    else:
+        several = CellProblem.SEVERAL_NUMBERS
     try:
         values = parse_answer(f"0, {cell}, 0")
     except AnswerRejected as exc:
@@ -319,6 +325,13 @@ def cell_problem_text(problem: CellProblem, cell: str) -> str:
         case CellProblem.DECIMAL_COMMA:
             fixed = text.replace(",", ".").replace("，", ".")
             return translate("cell_decimal_comma", text=text, fixed=fixed)
+        case CellProblem.COMMA_DECIMAL_OR_THOUSANDS:
+            return translate(
+                "cell_comma_decimal_or_thousands",
+                text=text,
+                decimal=text.replace(",", ".").replace("，", "."),
+                whole=text.replace(",", "").replace("，", ""),
+            )
         case CellProblem.SEVERAL_NUMBERS:
             return translate("cell_several_numbers", text=text)
         case CellProblem.NAN:

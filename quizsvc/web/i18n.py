@@ -115,6 +115,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "“{text}”用逗号作了小数点：请写 {fixed}",
         "en": "“{text}” has a decimal comma: write {fixed}",
     },
+    "cell_comma_decimal_or_thousands": {
+        "zh": "“{text}”里的逗号不知是小数点还是千位分隔：小数请写 {decimal}，整数请写 {whole}",
+        "en": "“{text}”: is the comma a decimal point or a thousands separator? "
+        "Write {decimal} or {whole}",
+    },
     "cell_not_a_number": {"zh": "“{text}”不是数字", "en": "“{text}” is not a number"},
     "cell_nan": {"zh": "NaN 不是可以评分的数", "en": "NaN is not a number you can be graded on"},
     "cell_too_large": {

@@ -352,6 +352,18 @@ def test_a_grid_cell_holding_more_than_one_number_is_named_and_marked(browser_fo
     cases = [
         ("0,5", "爱, d2: “0,5” has a decimal comma: write 0.5"),
         ("-1，25", "爱, d2: “-1，25” has a decimal comma: write -1.25"),
+        ("0,481", "爱, d2: “0,481” has a decimal comma: write 0.481"),  # 0 thousands: no
+        # three digits after it: a thousands separator as much as a decimal comma
+        (
+            "1,250",
+            "爱, d2: “1,250”: is the comma a decimal point or a thousands separator? "
+            "Write 1.250 or 1250",
+        ),
+        (
+            "-12，500",
+            "爱, d2: “-12，500”: is the comma a decimal point or a thousands "
+            "separator? Write -12.500 or -12500",
+        ),
         ("0.5 0.1", f"爱, d2: “0.5 0.1” {one}"),
         (", 0.5", f"爱, d2: “, 0.5” {one}"),  # would leave a value out
         ("0.5;0.1", f"爱, d2: “0.5;0.1” {one}"),  # would end the row
@@ -366,6 +378,10 @@ def test_a_grid_cell_holding_more_than_one_number_is_named_and_marked(browser_fo
     alice.post("/lang/zh")
     response = alice.post(url, filled_grid(3, 4, cell_0_0="0,5"))
     assert error_summary(response.text) == ["我, d0：“0,5”用逗号作了小数点：请写 0.5"]
+    response = alice.post(url, filled_grid(3, 4, cell_0_0="1,250"))
+    assert error_summary(response.text) == [
+        "我, d0：“1,250”里的逗号不知是小数点还是千位分隔：小数请写 1.250，整数请写 1250"
+    ]
     assert_marked_cells(response.text, "cell-0-0")
     assert attempts_used(sessions, "alice", variant_id) == 0
 
