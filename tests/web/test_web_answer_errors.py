@@ -426,6 +426,17 @@ def test_numbers_as_a_chinese_input_method_types_them_are_graded(browser_for, se
     assert latest_score(sessions, "alice", variant_id) == 1.0
 
 
+def test_a_phone_offers_a_keyboard_with_a_minus_in_every_cell(browser_for):
+    """inputmode="decimal" gives an iPhone its decimal pad, digits and a point only: no "-"
+    for the negative values most drills have, no "/" or "inf". A cell takes the text
+    keyboard (and the Chinese input method, whose full-width text the grader reads)."""
+    alice = browser_for("alice")
+    for question in ("drill-projection", "drill-teacher-forcing-loss"):  # a grid, a number
+        page = alice.get(f"/variants/{start(alice, question)}").text
+        cell = cell_input(page, "cell-0-0")
+        assert "inputmode" not in cell, cell
+
+
 def latest_score(sessions, name: str, variant_id: int) -> float:
     with reading(sessions) as session:
         state = practice.drill_state(session, user_id(sessions, name), variant_id)
