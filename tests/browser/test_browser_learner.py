@@ -257,9 +257,10 @@ def test_numpys_print_of_an_array_pasted_into_a_cell_fills_the_grid(page, live_s
     assert printed.startswith("array([[") and printed.endswith("dtype=float32)")
     assert paste(page, "cell-0-0", printed) is False
     assert grid_values(page, 3, 4) == [[f"{v:.3f}" for v in row] for row in expected]
-    # a Python tuple with powers of ten, as a learner writes a row by hand
-    assert paste(page, "cell-0-0", "(1 × 10^(-3), 2×10^-3, 3e-3, 4)") is False
-    assert grid_values(page, 3, 4)[0] == ["1×10^-3", "2×10^-3", "3e-3", "4"]
+    # a Python tuple with powers of ten, as a learner writes a row by hand (all wrong: the
+    # drill's values are below 10)
+    assert paste(page, "cell-0-0", "(1 × 10^(2), 2×10^2, 3e2, 400)") is False
+    assert grid_values(page, 3, 4)[0] == ["1×10^2", "2×10^2", "3e2", "400"]
     submit_answer(page)
     expect(page.locator(".attempt")).to_have_text(["Attempt 1: score 67%"])  # 8 of 12 right
 
