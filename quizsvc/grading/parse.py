@@ -98,7 +98,7 @@ _DECIMAL = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _DECIMAL_RE = re.compile(_DECIMAL)
 _FRACTION_RE = re.compile(rf"({_DECIMAL})/({_DECIMAL})")
 _PERCENT_RE = re.compile(rf"({_DECIMAL})%")
-_INFINITY_RE = re.compile(r"([+-正负]?)(?:inf|infinity|∞|无穷大?)", re.IGNORECASE)
+_INFINITY_RE = re.compile(r"([-+正负]?)(?:inf|infinity|∞|无穷大?)", re.IGNORECASE)
 # a mantissa has no exponent of its own: "1e2×10^3" is not a number anyone writes
 _MANTISSA = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
 _POWER_OF_TEN_RE = re.compile(rf"(?:({_MANTISSA})[×xX*·])?10\^([+-]?[0-9]+)")

@@ -260,6 +260,11 @@ REJECTIONS = [
     ("1–2", "could not read '1-2' as a number"),
     ("—0.5", "could not read '—0.5' as a number"),  # an em dash is punctuation, not a sign
     ("负负无穷", "could not read '负负无穷' as a number"),
+    # only a sign, 正 or 负 goes before an infinity: not a digit, a letter or a comma
+    ("5inf", "could not read '5inf' as a number"),
+    ("ainf", "could not read 'ainf' as a number"),
+    ("5∞", "could not read '5∞' as a number"),
+    ("0无穷", "could not read '0无穷' as a number"),
     ("无穷小", "could not read '无穷小' as a number"),
     # a power of ten is 10^ an integer, after a plain number
     ("1×10^-3.5", "could not read '1×10^-3.5' as a number"),
