@@ -222,7 +222,7 @@ def test_a_form_sent_after_a_logout_in_another_tab_leads_to_the_login_and_back(
     another tab of the same browser, sent after it, is not a forgery but a learner who must
     log in again. They are told so and led back to the drill, not shown a CSRF error."""
     alice = browser_for("alice")
-    alice.get("/lang/en")
+    assert alice.post("/lang/en").status_code == 302
     response = alice.post("/drills/drill-score-row/variants")
     variant_url = response.headers["Location"]
     alice.get(variant_url)
@@ -250,7 +250,8 @@ def test_a_form_sent_after_a_logout_in_another_tab_leads_to_the_login_and_back(
     assert alice.get(f"{variant_url}/submissions").headers["Location"] == variant_url
 
     # in Chinese too; a chapter question's form goes the same way
-    alice.get("/lang/zh")
+    alice.get("/chapters/transformer-by-hand")  # a page of the new login, for its token
+    assert alice.post("/lang/zh").status_code == 302
     alice.get("/chapters/transformer-by-hand")
     form_token = alice.token
     alice.get(alice.post("/logout").headers["Location"])
