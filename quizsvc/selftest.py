@@ -28,8 +28,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
@@ -50,12 +53,103 @@ MAX_PERTURBED_CELLS = 2
 NOT_A_NUMBER = "abc"
 
 
+class CheckName(StrEnum):
+    GENERATE = "generate"
+    EXPECTED = "expected"
+    PERTURBED = "perturbed"
+    TOLERANCE = "tolerance"
+    MALFORMED = "malformed"
+    STORED = "stored"
+    REFERENCE_ZH = "reference (zh)"
+    REFERENCE_EN = "reference (en)"
+
+
+class Finding(StrEnum):
+    """What a failed check (or a note) found: a stable code an interface can translate, as
+    ``quizsvc.grading.Rejection`` is for a learner's answer."""
+
+    GENERATE_FAILED = "generate_failed"
+    EXPECTED_REJECTED = "expected_rejected"
+    EXPECTED_NOT_FULL_SCORE = "expected_not_full_score"
+    PERTURBED_REJECTED = "perturbed_rejected"
+    MISTAKE_ACCEPTED = "mistake_accepted"
+    UNPERTURBED_MARKED_WRONG = "unperturbed_marked_wrong"
+    PERTURBED_FULL_SCORE = "perturbed_full_score"
+    ALL_OR_NOTHING_PARTIAL = "all_or_nothing_partial"
+    TOLERANCE_TOO_LOOSE = "tolerance_too_loose"
+    WRONG_SHAPE_GRADED = "wrong_shape_graded"
+    NOT_A_NUMBER_GRADED = "not_a_number_graded"
+    STORED_FAILED = "stored_failed"
+    STORED_DIFFERS = "stored_differs"
+    STORED_NOT_REPRODUCED = "stored_not_reproduced"
+    REFERENCE_MISSES_POINTS = "reference_misses_points"
+    TIGHTER_THAN_KIND = "tighter_than_kind"
+
+
+# The English text of each finding, formatted with its parameters. "error" is a Python
+# exception's own text; "rejection" is the grader's AnswerRejected; "points" the missed rubric
+# points as (key, phrases) pairs, written out by ``_points_text``.
+FINDING_MESSAGES: dict[Finding, str] = {
+    Finding.GENERATE_FAILED: "{error}",
+    Finding.EXPECTED_REJECTED: "the expected answer {text!r} was rejected: {rejection}",
+    Finding.EXPECTED_NOT_FULL_SCORE: "the expected answer {text!r} scored {score}; cells marked"
+    " wrong: {cells}",
+    Finding.PERTURBED_REJECTED: "the perturbed answer {text!r} was rejected: {rejection}",
+    Finding.MISTAKE_ACCEPTED: "cell [{row}, {col}] = {submitted} (expected {expected}) was"
+    " accepted; the tolerance (atol={atol}, rtol={rtol}) is too loose",
+    Finding.UNPERTURBED_MARKED_WRONG: "cell [{row}, {col}] was not perturbed but was marked wrong",
+    Finding.PERTURBED_FULL_SCORE: "the perturbed answer scored {score}, not below 1",
+    Finding.ALL_OR_NOTHING_PARTIAL: "an all-or-nothing answer with wrong cells scored {score}",
+    Finding.TOLERANCE_TOO_LOOSE: "cell [{row}, {col}] (expected {expected}) accepts answers up"
+    " to {half_width} away, but a plausible mistake of {mistake} must be rejected with a"
+    " margin: the tolerance may be at most {limit} there",
+    Finding.WRONG_SHAPE_GRADED: "a {rows} × {cols} answer ({text!r}) was graded (score"
+    " {score}), not rejected",
+    Finding.NOT_A_NUMBER_GRADED: "a text that is not a number ({text!r}) was graded (score"
+    " {score}), not rejected",
+    Finding.STORED_FAILED: "{error}",
+    Finding.STORED_DIFFERS: "the variant differs after a JSON round trip",
+    Finding.STORED_NOT_REPRODUCED: "the seed and recorded params do not reproduce the variant",
+    Finding.REFERENCE_MISSES_POINTS: "the reference answer contains no phrase of rubric point"
+    " {points}: the review queue would suggest {score} for it",
+    Finding.TIGHTER_THAN_KIND: "tolerance atol={atol} is tighter than the kind's atol="
+    "{kind_atol}, which allows for rounding every intermediate step by hand",
+}
+
+
+class Problem(str):
+    """A finding's English text, which the CLI prints, with its ``code`` and ``params`` for
+    an interface in another language."""
+
+    code: Finding
+    params: Mapping[str, Any]
+
+    def __new__(cls, code: Finding, **params: Any) -> Problem:
+        values = dict(params)
+        if code is Finding.REFERENCE_MISSES_POINTS:
+            values["points"] = _points_text(params["points"])
+        problem = super().__new__(cls, FINDING_MESSAGES[code].format(**values))
+        problem.code = code
+        problem.params = MappingProxyType(params)
+        return problem
+
+
+def _points_text(points: Iterable[tuple[str, Sequence[str]]]) -> str:
+    return "; ".join(f"{key!r} (phrases: {', '.join(phrases)})" for key, phrases in points)
+
+
 @dataclass(frozen=True)
 class Check:
-    name: str
+    name: CheckName
     seed: int | None  # None for a numeric question, which has no seed
     passed: bool
     message: str = ""
+    # what a failed check found; its message is their English texts
+    problems: tuple[Problem, ...] = ()
+
+    @classmethod
+    def failed(cls, name: CheckName, seed: int | None, *problems: Problem) -> Check:
+        return cls(name, seed, False, "; ".join(problems), problems)
 
     def __str__(self) -> str:
         where = "" if self.seed is None else f" (seed {self.seed})"
@@ -72,7 +166,7 @@ class QuestionReport:
     seeds: tuple[int, ...]
     checks: tuple[Check, ...]
     # Observations that do not fail the test (a tolerance tighter than the kind's default).
-    notes: tuple[str, ...] = ()
+    notes: tuple[Problem, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -97,10 +191,13 @@ class SelfTestReport:
     def failed(self) -> tuple[QuestionReport, ...]:
         return tuple(question for question in self.questions if not question.passed)
 
+    @property
+    def check_count(self) -> int:
+        return sum(len(question.checks) for question in self.questions)
+
     def summary(self) -> str:
-        checks = sum(len(question.checks) for question in self.questions)
         return (
-            f"{len(self.questions)} questions tested ({checks} checks): "
+            f"{len(self.questions)} questions tested ({self.check_count} checks): "
             f"{len(self.questions) - len(self.failed)} passed, {len(self.failed)} failed; "
             f"{len(self.skipped)} skipped (choice questions)"
         )
@@ -164,14 +261,19 @@ def _drill_report(
     question: DrillQuestion, params: object, source: str, seeds: Sequence[int]
 ) -> QuestionReport:
     checks: list[Check] = []
-    notes: list[str] = []
+    notes: list[Problem] = []
     for seed in seeds:
         try:
             variant = generate_variant(question.kind, seed, params)
         except Exception as exc:  # a broken kind is a test failure, not a crash of the test
-            checks.append(Check("generate", seed, False, f"{type(exc).__name__}: {exc}"))
+            error = f"{type(exc).__name__}: {exc}"
+            checks.append(
+                Check.failed(
+                    CheckName.GENERATE, seed, Problem(Finding.GENERATE_FAILED, error=error)
+                )
+            )
             continue
-        checks.append(Check("generate", seed, True))
+        checks.append(Check(CheckName.GENERATE, seed, True))
         graded = variant.with_scoring(question_tolerance(question), question.all_or_nothing)
         if question.tolerance is not None:
             notes.extend(_tighter_than_kind(graded.tolerance, variant))
@@ -197,31 +299,26 @@ def _open_report(question: OpenQuestion, source: str) -> QuestionReport:
 
 
 def _check_reference(question: OpenQuestion, lang: str) -> Check:
-    name = f"reference ({lang})"
+    name = CheckName(f"reference ({lang})")
     suggestion = suggest_open_score(
         localize(question.reference_answer, lang), rubric_points(question)
     )
     missed = [point for point in question.rubric if point.key not in suggestion.found]
     if not missed:
         return Check(name, None, True)
-    points = "; ".join(
-        f"{point.key!r} (phrases: {', '.join(getattr(point.phrases, lang))})" for point in missed
-    )
-    return Check(
-        name,
-        None,
-        False,
-        f"the reference answer contains no phrase of rubric point {points}: the review queue"
-        f" would suggest {suggestion.score:.0%} for it",
+    points = tuple((point.key, tuple(getattr(point.phrases, lang))) for point in missed)
+    score = f"{suggestion.score:.0%}"
+    return Check.failed(
+        name, None, Problem(Finding.REFERENCE_MISSES_POINTS, points=points, score=score)
     )
 
 
-def _tighter_than_kind(tolerance: Tolerance, variant: Variant) -> Iterable[str]:
+def _tighter_than_kind(tolerance: Tolerance, variant: Variant) -> Iterable[Problem]:
     if tolerance.atol < variant.tolerance.atol and tolerance.rtol <= variant.tolerance.rtol:
-        yield (
-            f"tolerance atol={tolerance.atol:g} is tighter than the kind's "
-            f"atol={variant.tolerance.atol:g}, which allows for rounding every intermediate "
-            "step by hand"
+        yield Problem(
+            Finding.TIGHTER_THAN_KIND,
+            atol=f"{tolerance.atol:g}",
+            kind_atol=f"{variant.tolerance.atol:g}",
         )
 
 
@@ -235,17 +332,19 @@ def _check_expected(
     try:
         grade = grade_numeric(text, expected, tolerance, all_or_nothing=all_or_nothing)
     except AnswerRejected as exc:
-        return Check("expected", seed, False, f"the expected answer {text!r} was rejected: {exc}")
+        return Check.failed(
+            CheckName.EXPECTED, seed, Problem(Finding.EXPECTED_REJECTED, text=text, rejection=exc)
+        )
     if grade.score != 1.0 or not grade.all_correct:
         wrong = [f"[{cell.row}, {cell.col}]" for cell in grade.cells if not cell.correct]
-        return Check(
-            "expected",
-            seed,
-            False,
-            f"the expected answer {text!r} scored {grade.score:g}; cells marked wrong: "
-            + ", ".join(wrong),
+        problem = Problem(
+            Finding.EXPECTED_NOT_FULL_SCORE,
+            text=text,
+            score=f"{grade.score:g}",
+            cells=", ".join(wrong),
         )
-    return Check("expected", seed, True)
+        return Check.failed(CheckName.EXPECTED, seed, problem)
+    return Check(CheckName.EXPECTED, seed, True)
 
 
 def _check_perturbed(
@@ -270,26 +369,33 @@ def _check_perturbed(
     try:
         grade = grade_numeric(text, expected, tolerance, all_or_nothing=all_or_nothing)
     except AnswerRejected as exc:
-        return Check("perturbed", seed, False, f"the perturbed answer {text!r} was rejected: {exc}")
+        problem = Problem(Finding.PERTURBED_REJECTED, text=text, rejection=exc)
+        return Check.failed(CheckName.PERTURBED, seed, problem)
     wrong = {(cell.row, cell.col) for cell in grade.cells if not cell.correct}
     problems = []
     for cell in chosen:
         if cell not in wrong:
             problems.append(
-                f"cell [{cell[0]}, {cell[1]}] = {float(submitted[cell])!r}"
-                f" (expected {float(expected[cell])!r})"
-                f" was accepted; the tolerance (atol={tolerance.atol:g}, "
-                f"rtol={tolerance.rtol:g}) is too loose"
+                Problem(
+                    Finding.MISTAKE_ACCEPTED,
+                    row=cell[0],
+                    col=cell[1],
+                    submitted=repr(float(submitted[cell])),
+                    expected=repr(float(expected[cell])),
+                    atol=f"{tolerance.atol:g}",
+                    rtol=f"{tolerance.rtol:g}",
+                )
             )
     for cell in sorted(wrong - set(chosen)):
-        problems.append(f"cell [{cell[0]}, {cell[1]}] was not perturbed but was marked wrong")
+        problems.append(Problem(Finding.UNPERTURBED_MARKED_WRONG, row=cell[0], col=cell[1]))
+    score = f"{grade.score:g}"
     if grade.score >= 1.0:
-        problems.append(f"the perturbed answer scored {grade.score:g}, not below 1")
+        problems.append(Problem(Finding.PERTURBED_FULL_SCORE, score=score))
     if all_or_nothing and grade.score != 0.0:
-        problems.append(f"an all-or-nothing answer with wrong cells scored {grade.score:g}")
+        problems.append(Problem(Finding.ALL_OR_NOTHING_PARTIAL, score=score))
     if problems:
-        return Check("perturbed", seed, False, "; ".join(problems))
-    return Check("perturbed", seed, True)
+        return Check.failed(CheckName.PERTURBED, seed, *problems)
+    return Check(CheckName.PERTURBED, seed, True)
 
 
 def _check_tolerance(expected: np.ndarray, tolerance: Tolerance, seed: int | None) -> Check:
@@ -300,16 +406,17 @@ def _check_tolerance(expected: np.ndarray, tolerance: Tolerance, seed: int | Non
         half_width = tolerance.atol + tolerance.rtol * abs(value)
         mistake = plausible_mistake(value)
         if half_width > MAX_TOLERANCE_SHARE * mistake:
-            return Check(
-                "tolerance",
-                seed,
-                False,
-                f"cell [{cell[0]}, {cell[1]}] (expected {value!r}) accepts answers up to "
-                f"{half_width:g} away, but a plausible mistake of {mistake:g} must be rejected"
-                f" with a margin: the tolerance may be at most {MAX_TOLERANCE_SHARE * mistake:g}"
-                " there",
+            problem = Problem(
+                Finding.TOLERANCE_TOO_LOOSE,
+                row=cell[0],
+                col=cell[1],
+                expected=repr(value),
+                half_width=f"{half_width:g}",
+                mistake=f"{mistake:g}",
+                limit=f"{MAX_TOLERANCE_SHARE * mistake:g}",
             )
-    return Check("tolerance", seed, True)
+            return Check.failed(CheckName.TOLERANCE, seed, problem)
+    return Check(CheckName.TOLERANCE, seed, True)
 
 
 def _check_malformed(
@@ -317,18 +424,19 @@ def _check_malformed(
 ) -> Check:
     wrong_shape = np.concatenate([expected, expected[:, :1]], axis=1)  # one column too many
     problems = []
-    for what, text in (
-        (f"a {wrong_shape.shape[0]} × {wrong_shape.shape[1]} answer", answer_text(wrong_shape)),
-        ("a text that is not a number", NOT_A_NUMBER),
+    rows, cols = wrong_shape.shape
+    for finding, text, shape in (
+        (Finding.WRONG_SHAPE_GRADED, answer_text(wrong_shape), {"rows": rows, "cols": cols}),
+        (Finding.NOT_A_NUMBER_GRADED, NOT_A_NUMBER, {}),
     ):
         try:
             grade = grade_numeric(text, expected, tolerance, all_or_nothing=all_or_nothing)
         except AnswerRejected:
             continue
-        problems.append(f"{what} ({text!r}) was graded (score {grade.score:g}), not rejected")
+        problems.append(Problem(finding, text=text, score=f"{grade.score:g}", **shape))
     if problems:
-        return Check("malformed", seed, False, "; ".join(problems))
-    return Check("malformed", seed, True)
+        return Check.failed(CheckName.MALFORMED, seed, *problems)
+    return Check(CheckName.MALFORMED, seed, True)
 
 
 def _check_stored(variant: Variant, seed: int) -> Check:
@@ -337,11 +445,10 @@ def _check_stored(variant: Variant, seed: int) -> Check:
         rebuilt = Variant.from_json(record)
         regenerated = generate_variant(variant.kind, seed, variant.params)
     except Exception as exc:
-        return Check("stored", seed, False, f"{type(exc).__name__}: {exc}")
+        error = f"{type(exc).__name__}: {exc}"
+        return Check.failed(CheckName.STORED, seed, Problem(Finding.STORED_FAILED, error=error))
     if rebuilt != variant:
-        return Check("stored", seed, False, "the variant differs after a JSON round trip")
+        return Check.failed(CheckName.STORED, seed, Problem(Finding.STORED_DIFFERS))
     if regenerated != variant:
-        return Check(
-            "stored", seed, False, "the seed and recorded params do not reproduce the variant"
-        )
-    return Check("stored", seed, True)
+        return Check.failed(CheckName.STORED, seed, Problem(Finding.STORED_NOT_REPRODUCED))
+    return Check(CheckName.STORED, seed, True)

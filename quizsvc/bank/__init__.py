@@ -13,6 +13,7 @@ from quizsvc.bank.loader import (
     content_version,
     load_bank,
 )
+from quizsvc.bank.problems import CONTENT_MESSAGES, ContentProblem, format_problem
 from quizsvc.bank.schema import (
     LANGUAGES,
     QUESTION_TYPES,
@@ -35,6 +36,7 @@ from quizsvc.bank.schema import (
 from quizsvc.bank.views import public_question, render_markdown, solution_view
 
 __all__ = [
+    "CONTENT_MESSAGES",
     "LANGUAGES",
     "QUESTION_TYPES",
     "Bank",
@@ -42,6 +44,7 @@ __all__ = [
     "Chapter",
     "Choice",
     "ContentError",
+    "ContentProblem",
     "DrillKinds",
     "DrillQuestion",
     "Lang",
@@ -57,6 +60,7 @@ __all__ = [
     "SourceLocation",
     "Tolerance",
     "content_version",
+    "format_problem",
     "load_bank",
     "localize",
     "public_question",

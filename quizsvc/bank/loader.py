@@ -32,6 +32,7 @@ import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
+from quizsvc.bank.problems import NOTHING, ContentProblem, english
 from quizsvc.bank.schema import (
     CONTENT_ERROR,
     PATTERN_RULES,
@@ -70,13 +71,23 @@ class ContentError:
     ``file`` is relative to the content directory, with ``/`` separators on every
     platform; ``path`` names the key (``questions[3].choices[1].text.en``), or is
     empty for a problem with the file as a whole; ``line`` is 1-based, or None when
-    the file has no line to point at (empty or missing file).
+    the file has no line to point at (empty or missing file). ``message`` is in English;
+    ``code`` and ``params`` say the same for a translation (None: a message of pydantic's
+    or a drill's own, which has none).
     """
 
     file: str
     path: str
     line: int | None
     message: str
+    code: ContentProblem | None = field(default=None, compare=False)
+    params: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def of(
+        cls, file: str, path: str, line: int | None, code: ContentProblem, /, **params: Any
+    ) -> ContentError:
+        return cls(file, path, line, english(code, params), code, MappingProxyType(params))
 
     def __str__(self) -> str:
         line = "?" if self.line is None else str(self.line)
@@ -181,7 +192,13 @@ def load_bank(directory: Path, drill_kinds: DrillKinds) -> Bank:
     """
     directory = Path(directory)
     if not directory.is_dir():
-        raise BankError([ContentError(".", "", None, f"content directory {directory} not found")])
+        raise BankError(
+            [
+                ContentError.of(
+                    ".", "", None, ContentProblem.CONTENT_DIR_NOT_FOUND, directory=directory
+                )
+            ]
+        )
 
     errors: list[ContentError] = []
     files = _read_content_files(directory, errors)
@@ -240,29 +257,19 @@ def _read_content_files(directory: Path, errors: list[ContentError]) -> dict[str
         is_yaml_name = suffix == YAML_SUFFIX or suffix in _OTHER_YAML_SUFFIXES
         if not path.is_file():
             if is_yaml_name:
-                errors.append(ContentError(relative_path, "", None, _not_a_file(path)))
+                code, params = _not_a_file(path)
+                errors.append(ContentError.of(relative_path, "", None, code, **params))
             continue
         if is_yaml_name and path.suffix != YAML_SUFFIX:
             errors.append(
-                ContentError(
-                    relative_path,
-                    "",
-                    None,
-                    f"only names ending in .yaml are read: rename it to {path.stem}.yaml",
-                )
+                ContentError.of(relative_path, "", None, ContentProblem.YML_SUFFIX, stem=path.stem)
             )
             continue
         if path.suffix != YAML_SUFFIX:
             continue
         if len(relative.parts) != 2:
             errors.append(
-                ContentError(
-                    relative_path,
-                    "",
-                    None,
-                    "YAML files must be directly inside a chapter directory"
-                    " (content/<chapter-id>/<file>.yaml)",
-                )
+                ContentError.of(relative_path, "", None, ContentProblem.NOT_IN_CHAPTER_DIRECTORY)
             )
             continue
         try:
@@ -270,26 +277,34 @@ def _read_content_files(directory: Path, errors: list[ContentError]) -> dict[str
                 # one byte more than allowed tells a file at the limit from a larger one
                 raw = file.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
-            errors.append(ContentError(relative_path, "", None, f"cannot read: {exc.strerror}"))
+            errors.append(
+                ContentError.of(
+                    relative_path, "", None, ContentProblem.CANNOT_READ, reason=exc.strerror
+                )
+            )
             continue
         if len(raw) > MAX_FILE_BYTES:
-            errors.append(ContentError(relative_path, "", None, _too_large(path)))
+            code, params = _too_large(path)
+            errors.append(ContentError.of(relative_path, "", None, code, **params))
             continue
         files[relative_path] = raw
     if not files and not errors:
-        errors.append(ContentError(".", "", None, "no chapters found (no content/<chapter-id>/)"))
+        errors.append(ContentError.of(".", "", None, ContentProblem.NO_CHAPTERS))
     return files
 
 
-def _not_a_file(path: Path) -> str:
+def _not_a_file(path: Path) -> tuple[ContentProblem, dict[str, Any]]:
     """Why ``path``, which is not a regular file (following symlinks), cannot be read."""
     try:
         status = path.stat()
     except OSError as exc:
         reason = exc.strerror or str(exc)
         # A symlink to nothing, or a loop of symlinks.
-        return f"cannot follow the symlink: {reason}" if path.is_symlink() else reason
-    return "a directory, not a file" if stat.S_ISDIR(status.st_mode) else "not a regular file"
+        code = ContentProblem.BROKEN_SYMLINK if path.is_symlink() else ContentProblem.CANNOT_STAT
+        return code, {"reason": reason}
+    if stat.S_ISDIR(status.st_mode):
+        return ContentProblem.DIRECTORY_NOT_FILE, {}
+    return ContentProblem.NOT_REGULAR_FILE, {}
 
 
 def _entries_under(directory: Path, errors: list[ContentError]) -> list[Path]:
@@ -306,7 +321,11 @@ def _entries_under(directory: Path, errors: list[ContentError]) -> list[Path]:
             relative = folder.relative_to(directory).as_posix()
             where = "." if relative == "." else f"{relative}/"
             reason = exc.strerror or str(exc)
-            errors.append(ContentError(where, "", None, f"cannot list the directory: {reason}"))
+            errors.append(
+                ContentError.of(
+                    where, "", None, ContentProblem.CANNOT_LIST_DIRECTORY, reason=reason
+                )
+            )
             return
         for entry in entries:
             path = Path(entry.path)
@@ -318,15 +337,13 @@ def _entries_under(directory: Path, errors: list[ContentError]) -> list[Path]:
     return sorted(found)
 
 
-def _too_large(path: Path) -> str:
+def _too_large(path: Path) -> tuple[ContentProblem, dict[str, Any]]:
+    limit = f"{MAX_FILE_BYTES / 1e6:g}"
     try:
-        size = f"{path.stat().st_size / 1e6:.1f} MB"
+        size = f"{path.stat().st_size / 1e6:.1f}"
     except OSError:
-        size = "larger"
-    return (
-        f"file is {size}; a content file may be at most {MAX_FILE_BYTES / 1e6:g} MB:"
-        " split its questions over several files"
-    )
+        return ContentProblem.FILE_TOO_LARGE_UNKNOWN_SIZE, {"max": limit}
+    return ContentProblem.FILE_TOO_LARGE, {"size": size, "max": limit}
 
 
 def _chapter_directories(files: Mapping[str, bytes]) -> list[str]:
@@ -361,7 +378,7 @@ def _parse_yaml(file: str, raw: bytes, errors: list[ContentError]) -> _YamlDocum
     try:
         root = loader.get_single_node()
         if root is None:
-            errors.append(ContentError(file, "", None, "file is empty"))
+            errors.append(ContentError.of(file, "", None, ContentProblem.EMPTY_FILE))
             return None
         # Before construction: constructing a mapping with a merge key (``<<: *base``)
         # rewrites its node to hold the merged keys, which would look like duplicates.
@@ -376,14 +393,15 @@ def _parse_yaml(file: str, raw: bytes, errors: list[ContentError]) -> _YamlDocum
     except Exception as exc:
         # PyYAML lets ValueError/KeyError escape for values such as ``!!int x`` or
         # ``2020-13-45``; they are still just bad content, not a crash.
-        errors.append(ContentError(file, "", None, f"invalid YAML value: {exc}"))
+        errors.append(
+            ContentError.of(file, "", None, ContentProblem.INVALID_YAML_VALUE, detail=str(exc))
+        )
         return None
     finally:
         loader.dispose()
     return _YamlDocument(file=file, data=data, root=root)
 
 
-_SAVE_AS_UTF8 = "save it as UTF-8 (in the editor's Save As, choose the encoding UTF-8)"
 _UTF16_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _ZIP_SIGNATURE = b"PK\x03\x04"
 
@@ -392,16 +410,10 @@ def _not_a_text_file(file: str, raw: bytes) -> ContentError | None:
     """A ZIP archive or UTF-16 text, checked before decoding: both can be valid UTF-8 (an
     English UTF-16 file is ASCII with a 0 byte after each character)."""
     if raw.startswith(_ZIP_SIGNATURE):
-        return ContentError(
-            file,
-            "",
-            None,
-            "not a text file but a ZIP archive, such as a Word document (.docx) renamed:"
-            " write the questions in a plain-text editor and save them as UTF-8",
-        )
+        return ContentError.of(file, "", None, ContentProblem.ZIP_ARCHIVE)
     if raw.startswith(_UTF16_BOMS) or _looks_like_utf16(raw):
         # with a 0 byte in every character, counting b"\n" would give no line
-        return ContentError(file, "", None, f"file is saved as UTF-16, not UTF-8: {_SAVE_AS_UTF8}")
+        return ContentError.of(file, "", None, ContentProblem.UTF16)
     return None
 
 
@@ -409,18 +421,12 @@ def _not_utf8_error(file: str, raw: bytes, exc: UnicodeDecodeError) -> ContentEr
     """Say what the file most likely is, so the author knows how to save it instead."""
     line = raw.count(b"\n", 0, exc.start) + 1
     if b"\x00" in raw:
-        return ContentError(file, "", line, "not a text file (it contains NUL bytes)")
+        return ContentError.of(file, "", line, ContentProblem.NUL_BYTES)
     try:
         raw.decode("gb18030")
     except UnicodeDecodeError:
-        return ContentError(file, "", line, f"file is not valid UTF-8 text: {_SAVE_AS_UTF8}")
-    return ContentError(
-        file,
-        "",
-        line,
-        "file is not UTF-8 but most likely GBK/GB18030, as Chinese Windows editors save by"
-        f" default: {_SAVE_AS_UTF8}",
-    )
+        return ContentError.of(file, "", line, ContentProblem.NOT_UTF8)
+    return ContentError.of(file, "", line, ContentProblem.GBK)
 
 
 def _looks_like_utf16(raw: bytes) -> bool:
@@ -431,29 +437,38 @@ def _looks_like_utf16(raw: bytes) -> bool:
 
 def _unreadable_character_error(file: str, text: str, exc: yaml.reader.ReaderError) -> ContentError:
     line = text.count("\n", 0, exc.position) + 1
-    return ContentError(file, "", line, f"invalid character U+{exc.character:04X}: {exc.reason}")
+    return ContentError.of(
+        file,
+        "",
+        line,
+        ContentProblem.INVALID_CHARACTER,
+        character=f"U+{exc.character:04X}",
+        reason=exc.reason,
+    )
 
 
 def _yaml_syntax_error(file: str, text: str, exc: yaml.MarkedYAMLError) -> ContentError:
     mark = exc.problem_mark or exc.context_mark
     line = mark.line + 1 if mark is not None else None
-    parts = [part for part in (exc.context, exc.problem) if part]
-    message = "YAML syntax error: " + "; ".join(parts)
+    # PyYAML's own description, which has no translation
+    detail = "; ".join(part for part in (exc.context, exc.problem) if part)
     in_braces = (exc.context or "").startswith("while parsing a flow")
     if in_braces and (exc.problem or "").endswith("but got '?'"):
         # PyYAML ends a text inside { } or [ ] at a '?': "{zh: ..., en: Why scale?}"
-        return ContentError(
+        return ContentError.of(
             file,
             _path_reached(text, line),
             line,
-            "a '?' in a text inside { } or [ ]: put the text in quotes,"
-            f' en: "Why ...?" ({message})',
+            ContentProblem.QUESTION_MARK_IN_BRACES,
+            detail=detail,
         )
     if line is not None and (cause := _likely_cause(text, line)):
-        cause_line, explanation = cause
+        cause_line, code, params = cause
         path = _path_reached(text, cause_line)
-        return ContentError(file, path, cause_line, f"{explanation} ({message})")
-    return ContentError(file, _path_reached(text, line), line, message)
+        return ContentError.of(file, path, cause_line, code, **params, detail=detail)
+    return ContentError.of(
+        file, _path_reached(text, line), line, ContentProblem.YAML_SYNTAX, detail=detail
+    )
 
 
 @dataclass
@@ -549,7 +564,7 @@ _FULL_WIDTH_SPACE_AFTER_COLON = re.compile(_KEY + ":\u3000")
 _LINES_BEFORE_THE_ERROR = 2
 
 
-def _likely_cause(text: str, error_line: int) -> tuple[int, str] | None:
+def _likely_cause(text: str, error_line: int) -> tuple[int, ContentProblem, dict[str, str]] | None:
     """The line, from the error's back to two lines before it, with a character an author
     cannot see is wrong, and what to type instead."""
     lines = text.splitlines()
@@ -557,20 +572,13 @@ def _likely_cause(text: str, error_line: int) -> tuple[int, str] | None:
     for number in range(min(error_line, len(lines)), first - 1, -1):
         line = lines[number - 1]
         if _TAB_INDENT.match(line):
-            return number, "a tab in the indentation: YAML indents with spaces only"
+            return number, ContentProblem.TAB_INDENT, {}
         if _FULL_WIDTH_INDENT.match(line):
-            return number, "a full-width space (U+3000) in the indentation: indent with spaces"
+            return number, ContentProblem.FULL_WIDTH_INDENT, {}
         if found := _FULL_WIDTH_COLON.match(line):
-            key = found["key"]
-            return number, (
-                f"a full-width colon '\uff1a' after {key!r}: write an ASCII colon and a space,"
-                f" '{key}: '"
-            )
+            return number, ContentProblem.FULL_WIDTH_COLON, {"key": found["key"]}
         if found := _FULL_WIDTH_SPACE_AFTER_COLON.match(line):
-            key = found["key"]
-            return number, (
-                f"a full-width space (U+3000) after '{key}:': write an ASCII space, '{key}: '"
-            )
+            return number, ContentProblem.FULL_WIDTH_SPACE_AFTER_COLON, {"key": found["key"]}
     return None
 
 
@@ -589,11 +597,13 @@ def _duplicate_key_errors(file: str, root: yaml.Node) -> Iterator[ContentError]:
                     continue
                 key = key_node.value
                 if key in first_line:
-                    yield ContentError(
+                    yield ContentError.of(
                         file,
                         format_path((*path, key)),
                         key_node.start_mark.line + 1,
-                        f"duplicate key {key!r} (first on line {first_line[key]})",
+                        ContentProblem.DUPLICATE_KEY,
+                        key=key,
+                        first_line=first_line[key],
                     )
                 else:
                     first_line[key] = key_node.start_mark.line + 1
@@ -702,9 +712,10 @@ def _is_text_cut_at_a_comma(root: yaml.Node, loc: Sequence[str | int]) -> bool:
 # --- pydantic errors -------------------------------------------------------------------
 
 
-def _quoted_input(value: Any) -> str:
+def _quoted_input(value: Any) -> str | None:
+    """The value to quote back to the author; None for YAML's null (a key with no value)."""
     if value is None:
-        return "nothing"  # a key with no value, or a bare "-": YAML's null, Python's None
+        return None
     quoted = repr(value)
     if len(quoted) > _MAX_QUOTED_INPUT:
         quoted = quoted[: _MAX_QUOTED_INPUT - 3] + "..."
@@ -712,15 +723,46 @@ def _quoted_input(value: Any) -> str:
 
 
 # Pydantic's own wording names Python types; authors write YAML.
-_TYPE_MESSAGES = {
-    "list_type": "must be a list",
-    "tuple_type": "must be a list",
-    "dict_type": "must be a mapping of keys",
-    "model_type": "must be a mapping of keys",
-    "model_attributes_type": "must be a mapping of keys",
-    "string_type": "must be text",
-    "invalid_key": "keys must be text; quote keys such as 'yes', 'on' or numbers",
+_TYPE_PROBLEMS = {
+    "list_type": ContentProblem.NOT_A_LIST,
+    "tuple_type": ContentProblem.NOT_A_LIST,
+    "dict_type": ContentProblem.NOT_A_MAPPING,
+    "model_type": ContentProblem.NOT_A_MAPPING,
+    "model_attributes_type": ContentProblem.NOT_A_MAPPING,
+    "string_type": ContentProblem.NOT_TEXT,
+    "invalid_key": ContentProblem.KEY_NOT_TEXT,
 }
+# The error types whose ``ctx`` are the problem's parameters, and what they are called there.
+_PYDANTIC_PROBLEMS = {
+    "int_type": ContentProblem.NOT_AN_INTEGER,
+    "bool_type": ContentProblem.NOT_A_BOOLEAN,
+    "float_type": ContentProblem.NOT_A_NUMBER_VALUE,
+    "finite_number": ContentProblem.NOT_FINITE,
+    "greater_than": ContentProblem.GREATER_THAN,
+    "greater_than_equal": ContentProblem.GREATER_THAN_EQUAL,
+    "less_than_equal": ContentProblem.LESS_THAN_EQUAL,
+    "string_too_long": ContentProblem.TEXT_TOO_LONG,
+    "literal_error": ContentProblem.NOT_ONE_OF,
+    "blank_text": ContentProblem.BLANK_TEXT,
+    "too_few_items": ContentProblem.TOO_FEW_ITEMS,
+}
+_CTX_PARAMETERS = frozenset({"gt", "ge", "le", "max_length", "expected", "count"})
+
+
+def _as_written(value: Any) -> Any:
+    """A bound as pydantic's own message writes it: ``le=1`` on a float field is 1, not 1.0."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+@dataclass(frozen=True)
+class _Described:
+    """One pydantic error as the loader reports it: the location in the file, and the
+    problem (``code`` None: pydantic's own ``message``, which has no translation)."""
+
+    loc: tuple[str | int, ...]
+    code: ContentProblem | None
+    params: dict[str, Any]
+    message: str = ""
 
 
 def _without_union_tag(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
@@ -734,37 +776,38 @@ def _without_union_tag(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
     return loc
 
 
-def _describe(error: ErrorDetails) -> tuple[tuple[str | int, ...], str]:
-    """Location and author-facing message for one pydantic error."""
+def _describe(error: ErrorDetails) -> _Described:
+    """Location and author-facing problem for one pydantic error."""
     loc = _without_union_tag(tuple(error["loc"]))
     ctx = error.get("ctx") or {}
     kind = error["type"]
     if kind == CONTENT_ERROR:
-        return (*loc, *ctx.get("at", ())), str(ctx["message"])
+        return _Described((*loc, *ctx.get("at", ())), ctx["code"], dict(ctx["params"]))
     if kind == "missing":
-        return loc, f"missing required key {loc[-1]!r}"
+        return _Described(loc, ContentProblem.MISSING_KEY, {"key": loc[-1]})
     if kind == "extra_forbidden":
         if loc[-1] == "correct" and "multiple_choice" in error["loc"]:
-            return loc, (
-                "unknown key 'correct': a multiple_choice question gives each choice a score,"
-                " the correct ones' adding up to 1"
-            )
-        return loc, f"unknown key {loc[-1]!r}"
+            return _Described(loc, ContentProblem.CORRECT_IN_MULTIPLE_CHOICE, {})
+        return _Described(loc, ContentProblem.UNKNOWN_KEY, {"key": loc[-1]})
+    got = {"got": _quoted_input(error.get("input"))}
     if kind == "string_pattern_mismatch" and ctx.get("pattern") in PATTERN_RULES:
-        return loc, f"{PATTERN_RULES[ctx['pattern']]} (got {_quoted_input(error.get('input'))})"
-    if kind == "union_tag_not_found":
+        return _Described(loc, PATTERN_RULES[ctx["pattern"]], got)
+    if kind in ("union_tag_not_found", "union_tag_invalid"):
         key = str(ctx.get("discriminator", "type")).strip("'")
-        return (*loc, key), f"missing required key {key!r}"
-    if kind == "union_tag_invalid":
-        key = str(ctx.get("discriminator", "type")).strip("'")
-        return (
-            (*loc, key),
-            f"unknown {key} {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}",
-        )
-    message = _TYPE_MESSAGES.get(kind, error["msg"])
-    if not isinstance(error.get("input"), dict | list):
-        message += f" (got {_quoted_input(error.get('input'))})"
-    return loc, message
+        if kind == "union_tag_not_found":
+            return _Described((*loc, key), ContentProblem.MISSING_KEY, {"key": key})
+        params = {"key": key, "tag": ctx.get("tag"), "expected": ctx.get("expected_tags")}
+        return _Described((*loc, key), ContentProblem.UNKNOWN_TAG, params)
+    code = _TYPE_PROBLEMS.get(kind) or _PYDANTIC_PROBLEMS.get(kind)
+    if code is ContentProblem.TOO_FEW_ITEMS and ctx.get("count") == 1:
+        code = ContentProblem.AT_LEAST_ONE_ITEM
+    params = {name: _as_written(value) for name, value in ctx.items() if name in _CTX_PARAMETERS}
+    if isinstance(error.get("input"), dict | list):
+        got = {}
+    if code is None:
+        message = error["msg"] + (f" (got {got['got'] or NOTHING})" if got else "")
+        return _Described(loc, None, {}, message)
+    return _Described(loc, code, params | got)
 
 
 def _content_errors(
@@ -774,27 +817,26 @@ def _content_errors(
 ) -> list[ContentError]:
     found = []
     for error in exc.errors():
-        loc, message = _describe(error)
-        loc = (*prefix, *loc)
+        described = _describe(error)
+        loc = (*prefix, *described.loc)
         path, line = locate(document.root, loc)
-        if error["type"] == "extra_forbidden" and _is_text_cut_at_a_comma(document.root, loc):
-            message += " (a comma inside { } starts a new key: put a text with a comma in quotes)"
-        found.append(ContentError(document.file, path, line, message))
+        code, params = described.code, described.params
+        if code is ContentProblem.UNKNOWN_KEY and _is_text_cut_at_a_comma(document.root, loc):
+            code = ContentProblem.UNKNOWN_KEY_AFTER_COMMA
+        if code is None:
+            found.append(ContentError(document.file, path, line, described.message))
+        else:
+            found.append(ContentError.of(document.file, path, line, code, **params))
     return found
 
 
 def _top_level_is_mapping(document: _YamlDocument, errors: list[ContentError]) -> bool:
     if isinstance(document.data, dict):
         return True
-    kind = {list: "a list", str: "a single string"}.get(type(document.data), "a single value")
-    errors.append(
-        ContentError(
-            document.file,
-            "",
-            document.root.start_mark.line + 1,
-            f"the top level must be a mapping of keys, not {kind}",
-        )
+    code = {list: ContentProblem.TOP_LEVEL_LIST, str: ContentProblem.TOP_LEVEL_STRING}.get(
+        type(document.data), ContentProblem.TOP_LEVEL_VALUE
     )
+    errors.append(ContentError.of(document.file, "", document.root.start_mark.line + 1, code))
     return False
 
 
@@ -810,10 +852,14 @@ def _load_chapter(
     chapter_path = f"{chapter_dir}/{CHAPTER_FILE}"
     if not any(_is_question_file(relative_path, chapter_dir) for relative_path in files):
         errors.append(
-            ContentError(f"{chapter_dir}/", "", None, "chapter directory has no question files")
+            ContentError.of(f"{chapter_dir}/", "", None, ContentProblem.NO_QUESTION_FILES)
         )
     if chapter_path not in files:
-        errors.append(ContentError(chapter_path, "", None, f"missing {CHAPTER_FILE}"))
+        errors.append(
+            ContentError.of(
+                chapter_path, "", None, ContentProblem.MISSING_CHAPTER_FILE, name=CHAPTER_FILE
+            )
+        )
         return None
     document = documents.get(chapter_path)
     if document is None or not _top_level_is_mapping(document, errors):
@@ -826,11 +872,13 @@ def _load_chapter(
     if chapter.id != chapter_dir:
         path, line = locate(document.root, ("id",))
         errors.append(
-            ContentError(
+            ContentError.of(
                 chapter_path,
                 path,
                 line,
-                f"chapter id {chapter.id!r} must match its directory name {chapter_dir!r}",
+                ContentProblem.CHAPTER_ID_MISMATCH,
+                id=chapter.id,
+                directory=chapter_dir,
             )
         )
         return None
@@ -884,11 +932,13 @@ def _check_unique_question_ids(
         document = documents[item.source.file]
         path, line = locate(document.root, ("questions", item.index, "id"))
         errors.append(
-            ContentError(
+            ContentError.of(
                 item.source.file,
                 path,
                 line,
-                f"duplicate question id {question_id!r} (first defined at {first[question_id]})",
+                ContentProblem.DUPLICATE_QUESTION_ID,
+                id=question_id,
+                first=str(first[question_id]),
             )
         )
 
@@ -907,11 +957,13 @@ def _check_unique_chapter_orders(
         chapter_path = f"{chapter.id}/{CHAPTER_FILE}"
         path, line = locate(documents[chapter_path].root, ("order",))
         errors.append(
-            ContentError(
+            ContentError.of(
                 chapter_path,
                 path,
                 line,
-                f"order {chapter.order} is already used by chapter {first[chapter.order]!r}",
+                ContentProblem.DUPLICATE_ORDER,
+                order=chapter.order,
+                chapter=first[chapter.order],
             )
         )
 
@@ -934,11 +986,13 @@ def _validate_drill_params(
             path, line = locate(document.root, ("questions", index, "kind"))
             known = ", ".join(sorted(drill_kinds)) or "(none)"
             errors.append(
-                ContentError(
+                ContentError.of(
                     document.file,
                     path,
                     line,
-                    f"unknown drill kind {question.kind!r}; known kinds: {known}",
+                    ContentProblem.UNKNOWN_DRILL_KIND,
+                    kind=question.kind,
+                    known=known,
                 )
             )
             continue

@@ -33,6 +33,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from quizsvc.bank.problems import ContentProblem, english
+
 Lang: TypeAlias = Literal["zh", "en"]
 LANGUAGES: tuple[Lang, ...] = ("zh", "en")
 
@@ -53,10 +55,10 @@ _CHOICE_ID_PATTERN = r"^[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*$"
 _DRILL_KIND_PATTERN = r"^[a-z][a-z0-9_]*$"
 # What each pattern asks for, in an author's words rather than a regular expression's.
 PATTERN_RULES = {
-    _SLUG_PATTERN: "use lowercase letters, digits and single hyphens, like qkv-origin",
-    _TAG_PATTERN: "use lowercase letters and digits, words joined by _ or -, like multi_head",
-    _CHOICE_ID_PATTERN: "use letters and digits, words joined by _ or -, like A",
-    _DRILL_KIND_PATTERN: "use lowercase letters, digits and _, like softmax_row",
+    _SLUG_PATTERN: ContentProblem.BAD_SLUG,
+    _TAG_PATTERN: ContentProblem.BAD_TAG,
+    _CHOICE_ID_PATTERN: ContentProblem.BAD_CHOICE_ID,
+    _DRILL_KIND_PATTERN: ContentProblem.BAD_DRILL_KIND,
 }
 
 # The correct choices' scores must sum to 1 within this, so that three correct
@@ -68,19 +70,25 @@ _SCORE_SUM_TOLERANCE = 1e-3 + 1e-12
 CONTENT_ERROR = "content_error"
 
 
-def content_error(message: str, at: tuple[str | int, ...] = ()) -> PydanticCustomError:
+def content_error(
+    code: ContentProblem, at: tuple[str | int, ...] = (), **params: Any
+) -> PydanticCustomError:
     """An error for a cross-field rule, located at ``at`` relative to the failing model.
 
     Pydantic can only locate a model validator's error at the model itself; the
     loader appends ``ctx["at"]`` to the location so the author is sent to the exact
     key (``questions[2].correct``) instead of the start of the question.
     """
-    return PydanticCustomError(CONTENT_ERROR, "{message}", {"message": message, "at": at})
+    ctx = {"message": english(code, params), "at": at, "code": code, "params": params}
+    return PydanticCustomError(CONTENT_ERROR, "{message}", ctx)
 
 
 def _require_visible_text(text: str) -> str:
     if not text.strip():
-        raise ValueError("text must not be empty or only whitespace")
+        # the wording pydantic gives a ValueError, under a code of its own for translations
+        raise PydanticCustomError(
+            ContentProblem.BLANK_TEXT.value, english(ContentProblem.BLANK_TEXT, {})
+        )
     return text
 
 
@@ -93,9 +101,11 @@ def at_least(count: int) -> BeforeValidator:
 
     def check(raw: Any) -> Any:
         if isinstance(raw, list | tuple) and len(raw) < count:
-            noun = "item" if count == 1 else "items"
+            code = ContentProblem.AT_LEAST_ONE_ITEM if count == 1 else ContentProblem.TOO_FEW_ITEMS
             raise PydanticCustomError(
-                "too_few_items", "{message}", {"message": f"must have at least {count} {noun}"}
+                ContentProblem.TOO_FEW_ITEMS.value,
+                english(code, {"count": count}),
+                {"count": count},
             )
         return raw
 
@@ -149,21 +159,22 @@ _INFINITY_SPELLINGS = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf}
 def _parse_number(raw: object, at: tuple[int, ...]) -> float:
     # bool is an int subclass; a YAML ``yes`` must not become 1.0.
     if isinstance(raw, bool):
-        raise content_error(f"expected a number, got {raw!r}", at)
+        raise content_error(ContentProblem.BOOLEAN_NOT_NUMBER, at, got=repr(raw))
     if isinstance(raw, int | float):
         value = float(raw)
     elif isinstance(raw, str) and raw.strip().lower() in _INFINITY_SPELLINGS:
         value = _INFINITY_SPELLINGS[raw.strip().lower()]
     else:
-        hint = _number_text_hint(raw) if isinstance(raw, str) else None
-        message = f"expected a number or 'inf'/'-inf', got {raw!r}"
-        raise content_error(f"{message}: {hint}" if hint else message, at)
+        code, written = _number_text_hint(raw) if isinstance(raw, str) else (None, "")
+        if code is None:
+            raise content_error(ContentProblem.NOT_A_NUMBER, at, got=repr(raw))
+        raise content_error(code, at, got=repr(raw), written=written)
     if math.isnan(value):
-        raise content_error("NaN is not a valid answer", at)
+        raise content_error(ContentProblem.NAN_ANSWER, at)
     return value
 
 
-def _number_text_hint(text: str) -> str | None:
+def _number_text_hint(text: str) -> tuple[ContentProblem | None, str]:
     """How to write a text that holds numbers: quoted, in full-width characters (which a
     Chinese input method types), or several in one text."""
     # NFKC turns full-width digits, points, minus signs and commas into ASCII ones
@@ -171,20 +182,20 @@ def _number_text_hint(text: str) -> str | None:
     try:
         numbers = [float(part) for part in parts]
     except ValueError:
-        return None
+        return None, ""
     if not numbers or not all(math.isfinite(number) for number in numbers):
-        return None
+        return None, ""
     written = ", ".join(parts)
     if len(numbers) > 1:
-        return f"write several numbers as a list, [{written}]"
+        return ContentProblem.SEVERAL_NUMBERS_IN_TEXT, written
     if unicodedata.normalize("NFKC", text) != text:
-        return f"write the number in ASCII digits, {written}"
-    return f"a number in quotes is text: write it without quotes, {written}"
+        return ContentProblem.FULL_WIDTH_NUMBER, written
+    return ContentProblem.QUOTED_NUMBER, written
 
 
 def _parse_row(raw: list[Any] | tuple[Any, ...], at: tuple[int, ...]) -> tuple[float, ...]:
     if not raw:
-        raise content_error("a list of numbers must not be empty", at)
+        raise content_error(ContentProblem.EMPTY_NUMBER_LIST, at)
     return tuple(_parse_number(item, (*at, index)) for index, item in enumerate(raw))
 
 
@@ -202,16 +213,16 @@ def parse_numeric_value(raw: object) -> NumericValue:
         for index, row in enumerate(rows):
             if len(row) != len(rows[0]):
                 raise content_error(
-                    f"matrix rows must have equal length: row 0 has {len(rows[0])} values,"
-                    f" row {index} has {len(row)}",
+                    ContentProblem.RAGGED_MATRIX,
                     (index,),
+                    width=len(rows[0]),
+                    row=index,
+                    count=len(row),
                 )
         return rows
     for index, item in enumerate(raw):
         if isinstance(item, list | tuple):
-            raise content_error(
-                "mix of numbers and lists; write a matrix as a list of rows", (index,)
-            )
+            raise content_error(ContentProblem.NUMBERS_AND_LISTS, (index,))
     return _parse_row(raw, ())
 
 
@@ -264,8 +275,10 @@ def _duplicate_choice_error(choice_ids: Iterable[str]) -> PydanticCustomError | 
     for index, choice_id in enumerate(choice_ids):
         if choice_id in first_index:
             return content_error(
-                f"duplicate choice id {choice_id!r} (also choices[{first_index[choice_id]}])",
+                ContentProblem.DUPLICATE_CHOICE_ID,
                 ("choices", index, "id"),
+                id=choice_id,
+                other=first_index[choice_id],
             )
         first_index[choice_id] = index
     return None
@@ -294,8 +307,10 @@ class SingleChoiceQuestion(QuestionBase):
         choice_ids = [choice.id for choice in self.choices]
         if self.correct not in choice_ids:
             raise content_error(
-                f"correct choice {self.correct!r} is not one of the choices {choice_ids}",
+                ContentProblem.CORRECT_NOT_A_CHOICE,
                 ("correct",),
+                correct=self.correct,
+                choices=choice_ids,
             )
         return self
 
@@ -312,8 +327,7 @@ class MultipleChoiceQuestion(QuestionBase):
         correct_total = math.fsum(choice.score for choice in self.choices if choice.score > 0)
         if abs(correct_total - 1.0) > _SCORE_SUM_TOLERANCE:
             raise content_error(
-                f"the positive scores of the correct choices must sum to 1, not {correct_total:g}",
-                ("choices",),
+                ContentProblem.SCORES_NOT_ONE, ("choices",), total=f"{correct_total:g}"
             )
         return self
 
@@ -364,8 +378,10 @@ class OpenQuestion(QuestionBase):
         for index, point in enumerate(self.rubric):
             if point.key in first_index:
                 raise content_error(
-                    f"duplicate rubric key {point.key!r} (also rubric[{first_index[point.key]}])",
+                    ContentProblem.DUPLICATE_RUBRIC_KEY,
                     ("rubric", index, "key"),
+                    key=point.key,
+                    other=first_index[point.key],
                 )
             first_index[point.key] = index
         return self

@@ -1,0 +1,220 @@
+"""What can be wrong with the content: a stable code for each problem, and its English text.
+
+A ``ContentError`` carries its code and parameters as well as the English message, so an
+interface can say the same in another language (the instructor's pages do, in Chinese), as
+``quizsvc.grading.Rejection`` does for a learner's answer. The English here is what the CLI
+prints, written once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+
+
+class ContentProblem(StrEnum):
+    """Why a content file is rejected. The values of the codes that come from pydantic's
+    error types are those types."""
+
+    # the content directory and its files
+    CONTENT_DIR_NOT_FOUND = "content_dir_not_found"
+    NO_CHAPTERS = "no_chapters"
+    CANNOT_LIST_DIRECTORY = "cannot_list_directory"
+    BROKEN_SYMLINK = "broken_symlink"
+    CANNOT_STAT = "cannot_stat"
+    DIRECTORY_NOT_FILE = "directory_not_file"
+    NOT_REGULAR_FILE = "not_regular_file"
+    YML_SUFFIX = "yml_suffix"
+    NOT_IN_CHAPTER_DIRECTORY = "not_in_chapter_directory"
+    CANNOT_READ = "cannot_read"
+    FILE_TOO_LARGE = "file_too_large"
+    FILE_TOO_LARGE_UNKNOWN_SIZE = "file_too_large_unknown_size"
+    NO_QUESTION_FILES = "no_question_files"
+    MISSING_CHAPTER_FILE = "missing_chapter_file"
+    # encoding
+    ZIP_ARCHIVE = "zip_archive"
+    UTF16 = "utf16"
+    NUL_BYTES = "nul_bytes"
+    NOT_UTF8 = "not_utf8"
+    GBK = "gbk"
+    INVALID_CHARACTER = "invalid_character"
+    # YAML
+    EMPTY_FILE = "empty_file"
+    INVALID_YAML_VALUE = "invalid_yaml_value"
+    YAML_SYNTAX = "yaml_syntax"
+    QUESTION_MARK_IN_BRACES = "question_mark_in_braces"
+    TAB_INDENT = "tab_indent"
+    FULL_WIDTH_INDENT = "full_width_indent"
+    FULL_WIDTH_COLON = "full_width_colon"
+    FULL_WIDTH_SPACE_AFTER_COLON = "full_width_space_after_colon"
+    DUPLICATE_KEY = "duplicate_key"
+    TOP_LEVEL_LIST = "top_level_list"
+    TOP_LEVEL_STRING = "top_level_string"
+    TOP_LEVEL_VALUE = "top_level_value"
+    # keys and values (pydantic)
+    MISSING_KEY = "missing"
+    UNKNOWN_KEY = "extra_forbidden"
+    UNKNOWN_KEY_AFTER_COMMA = "unknown_key_after_comma"
+    CORRECT_IN_MULTIPLE_CHOICE = "correct_in_multiple_choice"
+    UNKNOWN_TAG = "union_tag_invalid"
+    BAD_SLUG = "bad_slug"
+    BAD_TAG = "bad_tag"
+    BAD_CHOICE_ID = "bad_choice_id"
+    BAD_DRILL_KIND = "bad_drill_kind"
+    NOT_A_LIST = "list_type"
+    NOT_A_MAPPING = "dict_type"
+    NOT_TEXT = "string_type"
+    KEY_NOT_TEXT = "invalid_key"
+    NOT_AN_INTEGER = "int_type"
+    NOT_A_BOOLEAN = "bool_type"
+    NOT_A_NUMBER_VALUE = "float_type"
+    NOT_FINITE = "finite_number"
+    GREATER_THAN = "greater_than"
+    GREATER_THAN_EQUAL = "greater_than_equal"
+    LESS_THAN_EQUAL = "less_than_equal"
+    TEXT_TOO_LONG = "string_too_long"
+    NOT_ONE_OF = "literal_error"
+    BLANK_TEXT = "blank_text"
+    AT_LEAST_ONE_ITEM = "at_least_one_item"
+    TOO_FEW_ITEMS = "too_few_items"
+    # numeric answers
+    BOOLEAN_NOT_NUMBER = "boolean_not_number"
+    NOT_A_NUMBER = "not_a_number"
+    SEVERAL_NUMBERS_IN_TEXT = "several_numbers_in_text"
+    FULL_WIDTH_NUMBER = "full_width_number"
+    QUOTED_NUMBER = "quoted_number"
+    NAN_ANSWER = "nan_answer"
+    EMPTY_NUMBER_LIST = "empty_number_list"
+    RAGGED_MATRIX = "ragged_matrix"
+    NUMBERS_AND_LISTS = "numbers_and_lists"
+    # cross-field rules
+    DUPLICATE_CHOICE_ID = "duplicate_choice_id"
+    CORRECT_NOT_A_CHOICE = "correct_not_a_choice"
+    SCORES_NOT_ONE = "scores_not_one"
+    DUPLICATE_RUBRIC_KEY = "duplicate_rubric_key"
+    CHAPTER_ID_MISMATCH = "chapter_id_mismatch"
+    DUPLICATE_QUESTION_ID = "duplicate_question_id"
+    DUPLICATE_ORDER = "duplicate_order"
+    UNKNOWN_DRILL_KIND = "unknown_drill_kind"
+
+
+_SAVE_AS_UTF8 = "save it as UTF-8 (in the editor's Save As, choose the encoding UTF-8)"
+_SYNTAX = "(YAML syntax error: {detail})"
+
+# Formatted with the error's parameters. A "got" parameter is the offending value as YAML
+# read it, already quoted; where a text does not place it, it follows as " (got ...)".
+CONTENT_MESSAGES: dict[ContentProblem, str] = {
+    ContentProblem.CONTENT_DIR_NOT_FOUND: "content directory {directory} not found",
+    ContentProblem.NO_CHAPTERS: "no chapters found (no content/<chapter-id>/)",
+    ContentProblem.CANNOT_LIST_DIRECTORY: "cannot list the directory: {reason}",
+    ContentProblem.BROKEN_SYMLINK: "cannot follow the symlink: {reason}",
+    ContentProblem.CANNOT_STAT: "{reason}",
+    ContentProblem.DIRECTORY_NOT_FILE: "a directory, not a file",
+    ContentProblem.NOT_REGULAR_FILE: "not a regular file",
+    ContentProblem.YML_SUFFIX: "only names ending in .yaml are read: rename it to {stem}.yaml",
+    ContentProblem.NOT_IN_CHAPTER_DIRECTORY: "YAML files must be directly inside a chapter"
+    " directory (content/<chapter-id>/<file>.yaml)",
+    ContentProblem.CANNOT_READ: "cannot read: {reason}",
+    ContentProblem.FILE_TOO_LARGE: "file is {size} MB; a content file may be at most {max} MB:"
+    " split its questions over several files",
+    ContentProblem.FILE_TOO_LARGE_UNKNOWN_SIZE: "file is larger; a content file may be at most"
+    " {max} MB: split its questions over several files",
+    ContentProblem.NO_QUESTION_FILES: "chapter directory has no question files",
+    ContentProblem.MISSING_CHAPTER_FILE: "missing {name}",
+    ContentProblem.ZIP_ARCHIVE: "not a text file but a ZIP archive, such as a Word document"
+    " (.docx) renamed: write the questions in a plain-text editor and save them as UTF-8",
+    ContentProblem.UTF16: f"file is saved as UTF-16, not UTF-8: {_SAVE_AS_UTF8}",
+    ContentProblem.NUL_BYTES: "not a text file (it contains NUL bytes)",
+    ContentProblem.NOT_UTF8: f"file is not valid UTF-8 text: {_SAVE_AS_UTF8}",
+    ContentProblem.GBK: "file is not UTF-8 but most likely GBK/GB18030, as Chinese Windows"
+    f" editors save by default: {_SAVE_AS_UTF8}",
+    ContentProblem.INVALID_CHARACTER: "invalid character {character}: {reason}",
+    ContentProblem.EMPTY_FILE: "file is empty",
+    ContentProblem.INVALID_YAML_VALUE: "invalid YAML value: {detail}",
+    ContentProblem.YAML_SYNTAX: "YAML syntax error: {detail}",
+    ContentProblem.QUESTION_MARK_IN_BRACES: "a '?' in a text inside {{ }} or [ ]: put the text"
+    ' in quotes, en: "Why ...?" ' + _SYNTAX,
+    ContentProblem.TAB_INDENT: "a tab in the indentation: YAML indents with spaces only " + _SYNTAX,
+    ContentProblem.FULL_WIDTH_INDENT: "a full-width space (U+3000) in the indentation: indent"
+    " with spaces " + _SYNTAX,
+    ContentProblem.FULL_WIDTH_COLON: "a full-width colon '\uff1a' after {key!r}: write an ASCII"
+    " colon and a space, '{key}: ' " + _SYNTAX,
+    ContentProblem.FULL_WIDTH_SPACE_AFTER_COLON: "a full-width space (U+3000) after '{key}:':"
+    " write an ASCII space, '{key}: ' " + _SYNTAX,
+    ContentProblem.DUPLICATE_KEY: "duplicate key {key!r} (first on line {first_line})",
+    ContentProblem.TOP_LEVEL_LIST: "the top level must be a mapping of keys, not a list",
+    ContentProblem.TOP_LEVEL_STRING: "the top level must be a mapping of keys, not a single string",
+    ContentProblem.TOP_LEVEL_VALUE: "the top level must be a mapping of keys, not a single value",
+    ContentProblem.MISSING_KEY: "missing required key {key!r}",
+    ContentProblem.UNKNOWN_KEY: "unknown key {key!r}",
+    ContentProblem.UNKNOWN_KEY_AFTER_COMMA: "unknown key {key!r} (a comma inside {{ }} starts a"
+    " new key: put a text with a comma in quotes)",
+    ContentProblem.CORRECT_IN_MULTIPLE_CHOICE: "unknown key 'correct': a multiple_choice"
+    " question gives each choice a score, the correct ones' adding up to 1",
+    ContentProblem.UNKNOWN_TAG: "unknown {key} {tag!r}; expected one of {expected}",
+    ContentProblem.BAD_SLUG: "use lowercase letters, digits and single hyphens, like qkv-origin",
+    ContentProblem.BAD_TAG: "use lowercase letters and digits, words joined by _ or -,"
+    " like multi_head",
+    ContentProblem.BAD_CHOICE_ID: "use letters and digits, words joined by _ or -, like A",
+    ContentProblem.BAD_DRILL_KIND: "use lowercase letters, digits and _, like softmax_row",
+    ContentProblem.NOT_A_LIST: "must be a list",
+    ContentProblem.NOT_A_MAPPING: "must be a mapping of keys",
+    ContentProblem.NOT_TEXT: "must be text",
+    ContentProblem.KEY_NOT_TEXT: "keys must be text; quote keys such as 'yes', 'on' or numbers",
+    # pydantic's own wording, kept as the CLI has always printed it
+    ContentProblem.NOT_AN_INTEGER: "Input should be a valid integer",
+    ContentProblem.NOT_A_BOOLEAN: "Input should be a valid boolean",
+    ContentProblem.NOT_A_NUMBER_VALUE: "Input should be a valid number",
+    ContentProblem.NOT_FINITE: "Input should be a finite number",
+    ContentProblem.GREATER_THAN: "Input should be greater than {gt}",
+    ContentProblem.GREATER_THAN_EQUAL: "Input should be greater than or equal to {ge}",
+    ContentProblem.LESS_THAN_EQUAL: "Input should be less than or equal to {le}",
+    ContentProblem.TEXT_TOO_LONG: "String should have at most {max_length} characters",
+    ContentProblem.NOT_ONE_OF: "Input should be {expected}",
+    ContentProblem.BLANK_TEXT: "Value error, text must not be empty or only whitespace",
+    ContentProblem.AT_LEAST_ONE_ITEM: "must have at least 1 item",
+    ContentProblem.TOO_FEW_ITEMS: "must have at least {count} items",
+    ContentProblem.BOOLEAN_NOT_NUMBER: "expected a number, got {got}",
+    ContentProblem.NOT_A_NUMBER: "expected a number or 'inf'/'-inf', got {got}",
+    ContentProblem.SEVERAL_NUMBERS_IN_TEXT: "expected a number or 'inf'/'-inf', got {got}:"
+    " write several numbers as a list, [{written}]",
+    ContentProblem.FULL_WIDTH_NUMBER: "expected a number or 'inf'/'-inf', got {got}: write the"
+    " number in ASCII digits, {written}",
+    ContentProblem.QUOTED_NUMBER: "expected a number or 'inf'/'-inf', got {got}: a number in"
+    " quotes is text: write it without quotes, {written}",
+    ContentProblem.NAN_ANSWER: "NaN is not a valid answer",
+    ContentProblem.EMPTY_NUMBER_LIST: "a list of numbers must not be empty",
+    ContentProblem.RAGGED_MATRIX: "matrix rows must have equal length: row 0 has {width}"
+    " values, row {row} has {count}",
+    ContentProblem.NUMBERS_AND_LISTS: "mix of numbers and lists; write a matrix as a list of rows",
+    ContentProblem.DUPLICATE_CHOICE_ID: "duplicate choice id {id!r} (also choices[{other}])",
+    ContentProblem.CORRECT_NOT_A_CHOICE: "correct choice {correct!r} is not one of the choices"
+    " {choices}",
+    ContentProblem.SCORES_NOT_ONE: "the positive scores of the correct choices must sum to 1,"
+    " not {total}",
+    ContentProblem.DUPLICATE_RUBRIC_KEY: "duplicate rubric key {key!r} (also rubric[{other}])",
+    ContentProblem.CHAPTER_ID_MISMATCH: "chapter id {id!r} must match its directory name"
+    " {directory!r}",
+    ContentProblem.DUPLICATE_QUESTION_ID: "duplicate question id {id!r} (first defined at {first})",
+    ContentProblem.DUPLICATE_ORDER: "order {order} is already used by chapter {chapter!r}",
+    ContentProblem.UNKNOWN_DRILL_KIND: "unknown drill kind {kind!r}; known kinds: {known}",
+}
+
+NOTHING = "nothing"  # a key with no value, or a bare "-": YAML's null
+
+
+def format_problem(
+    template: str, params: Mapping[str, object], got_suffix: str, nothing: str
+) -> str:
+    """``template`` with ``params``, the offending value ("got") appended with ``got_suffix``
+    where the template does not place it, and a missing value called ``nothing``; shared by
+    every language so that each says the same thing."""
+    values = {name: nothing if value is None else value for name, value in params.items()}
+    text = template.format(**values)
+    if "got" in values and "{got}" not in template:
+        text += got_suffix.format(got=values["got"])
+    return text
+
+
+def english(code: ContentProblem, params: Mapping[str, object]) -> str:
+    return format_problem(CONTENT_MESSAGES[code], params, " (got {got})", NOTHING)
