@@ -12,9 +12,10 @@ import re
 from flask import Flask, request, session
 from markupsafe import Markup
 
-from quizsvc.bank import DrillQuestion, localize, render_markdown
+from quizsvc.bank import ContentError, DrillQuestion, format_problem, localize, render_markdown
 from quizsvc.drills import Tensor, Variant, with_each_tensor
 from quizsvc.grading import AnswerRejected
+from quizsvc.selftest import Check, Finding, Problem, SelfTestReport
 from quizsvc.web.context import bank
 
 LANGUAGES = ("zh", "en")
@@ -953,6 +954,134 @@ ANSWER_PROBLEMS_ZH: dict[str, str] = {
 }
 
 
+# Why a content file is rejected, in Chinese, by `quizsvc.bank.ContentProblem` code and
+# formatted with the error's parameters, as `quizsvc.bank.format_problem` places them. English
+# is the loader's own message (ContentError.message), which the CLI prints too.
+_SAVE_AS_UTF8_ZH = "请另存为 UTF-8（在编辑器的“另存为”中把编码选为 UTF-8）"
+_SYNTAX_ZH = "（YAML 语法错误：{detail}）"
+CONTENT_PROBLEMS_ZH: dict[str, str] = {
+    "content_dir_not_found": "找不到内容目录 {directory}",
+    "no_chapters": "没有找到任何章节（没有 content/<章节 id>/ 目录）",
+    "cannot_list_directory": "无法列出目录内容：{reason}",
+    "broken_symlink": "无法打开符号链接指向的文件：{reason}",
+    "cannot_stat": "无法读取：{reason}",
+    "directory_not_file": "这是一个目录，不是文件",
+    "not_regular_file": "这不是普通文件",
+    "yml_suffix": "只读取以 .yaml 结尾的文件：请改名为 {stem}.yaml",
+    "not_in_chapter_directory": "YAML 文件必须直接放在章节目录里（content/<章节 id>/<文件>.yaml）",
+    "cannot_read": "无法读取：{reason}",
+    "file_too_large": "文件大小为 {size} MB，内容文件最大 {max} MB：请把题目分到几个文件里",
+    "file_too_large_unknown_size": "文件过大，内容文件最大 {max} MB：请把题目分到几个文件里",
+    "no_question_files": "章节目录里没有题目文件",
+    "missing_chapter_file": "缺少 {name}",
+    "zip_archive": "这不是文本文件，而是 ZIP 压缩包，例如改了扩展名的 Word 文档（.docx）："
+    "请用纯文本编辑器编写题目，并保存为 UTF-8",
+    "utf16": f"文件的编码是 UTF-16，不是 UTF-8：{_SAVE_AS_UTF8_ZH}",
+    "nul_bytes": "这不是文本文件（其中有 NUL 字节）",
+    "not_utf8": f"文件不是有效的 UTF-8 文本：{_SAVE_AS_UTF8_ZH}",
+    "gbk": "文件不是 UTF-8，很可能是 GBK/GB18030 编码（中文 Windows 编辑器默认这样保存）："
+    + _SAVE_AS_UTF8_ZH,
+    "invalid_character": "无效字符 {character}：{reason}",
+    "empty_file": "文件是空的",
+    "invalid_yaml_value": "无效的 YAML 值：{detail}",
+    "yaml_syntax": "YAML 语法错误：{detail}",
+    "question_mark_in_braces": "{{ }} 或 [ ] 里的文本含有“?”：请给文本加上引号，"
+    '如 en: "Why ...?"' + _SYNTAX_ZH,
+    "tab_indent": "缩进里有制表符（Tab）：YAML 只能用空格缩进" + _SYNTAX_ZH,
+    "full_width_indent": "缩进里有全角空格（U+3000）：请用半角空格缩进" + _SYNTAX_ZH,
+    "full_width_colon": "键“{key}”后面是全角冒号“\uff1a”：请写半角冒号加空格，即“{key}: ”"
+    + _SYNTAX_ZH,
+    "full_width_space_after_colon": "“{key}:”后面是全角空格（U+3000）：请写半角空格，"
+    "即“{key}: ”" + _SYNTAX_ZH,
+    "duplicate_key": "键“{key}”重复（第一次出现在第 {first_line} 行）",
+    "top_level_list": "最外层必须是由键组成的映射，不能是列表",
+    "top_level_string": "最外层必须是由键组成的映射，不能是单个字符串",
+    "top_level_value": "最外层必须是由键组成的映射，不能是单个值",
+    "missing": "缺少必需的键“{key}”",
+    "extra_forbidden": "未知的键“{key}”",
+    "unknown_key_after_comma": "未知的键“{key}”（{{ }} 里的逗号会开始一个新键："
+    "含逗号的文本请加引号）",
+    "correct_in_multiple_choice": "未知的键“correct”：多选题（multiple_choice）给每个选项一个"
+    "分值（score），正确选项的分值之和为 1",
+    "union_tag_invalid": "未知的 {key}“{tag}”；应为以下之一：{expected}",
+    "bad_slug": "请用小写字母、数字和单个连字符，如 qkv-origin",
+    "bad_tag": "请用小写字母和数字，单词之间用 _ 或 - 连接，如 multi_head",
+    "bad_choice_id": "请用字母和数字，单词之间用 _ 或 - 连接，如 A",
+    "bad_drill_kind": "请用小写字母、数字和 _，如 softmax_row",
+    "list_type": "必须是列表",
+    "dict_type": "必须是由键组成的映射",
+    "string_type": "必须是文本",
+    "invalid_key": "键必须是文本；yes、on 或数字这样的键请加引号",
+    "int_type": "必须是整数",
+    "bool_type": "必须是布尔值（true 或 false）",
+    "float_type": "必须是数字",
+    "finite_number": "必须是有限的数",
+    "greater_than": "必须大于 {gt}",
+    "greater_than_equal": "必须大于或等于 {ge}",
+    "less_than_equal": "必须小于或等于 {le}",
+    "string_too_long": "最多 {max_length} 个字符",
+    "literal_error": "只能是 {expected}",
+    "blank_text": "文本不能为空，也不能只有空白",
+    "at_least_one_item": "至少要有 1 项",
+    "too_few_items": "至少要有 {count} 项",
+    "boolean_not_number": "应为数字，实际是 {got}",
+    "not_a_number": "应为数字或 'inf'/'-inf'，实际是 {got}",
+    "several_numbers_in_text": "应为数字或 'inf'/'-inf'，实际是 {got}："
+    "几个数请写成列表，[{written}]",
+    "full_width_number": "应为数字或 'inf'/'-inf'，实际是 {got}：请用半角数字书写，{written}",
+    "quoted_number": "应为数字或 'inf'/'-inf'，实际是 {got}：加了引号的数字是文本，"
+    "请去掉引号，{written}",
+    "nan_answer": "NaN 不能作为答案",
+    "empty_number_list": "数字列表不能为空",
+    "ragged_matrix": "矩阵各行的长度必须相同：第 0 行有 {width} 个值，第 {row} 行有 {count} 个",
+    "numbers_and_lists": "数字和列表混在一起；矩阵请写成由行组成的列表",
+    "duplicate_choice_id": "选项 id“{id}”重复（choices[{other}] 也是）",
+    "correct_not_a_choice": "正确选项“{correct}”不在选项 {choices} 之中",
+    "scores_not_one": "正确选项的正分值之和必须是 1，而不是 {total}",
+    "duplicate_rubric_key": "评分要点的键“{key}”重复（rubric[{other}] 也是）",
+    "chapter_id_mismatch": "章节 id“{id}”必须与其目录名“{directory}”相同",
+    "duplicate_question_id": "题目 id“{id}”重复（第一次定义在 {first}）",
+    "duplicate_order": "顺序 {order} 已被章节“{chapter}”使用",
+    "unknown_drill_kind": "未知的练习类型“{kind}”；已有的类型：{known}",
+}
+
+
+# The self-test's findings in Chinese, by `quizsvc.selftest.Finding` code and formatted with
+# the finding's parameters; English is the self-test's own text, which the CLI prints too.
+SELFTEST_FINDINGS_ZH: dict[str, str] = {
+    "generate_failed": "{error}",
+    "expected_rejected": "期望答案“{text}”被拒绝：{rejection}",
+    "expected_not_full_score": "期望答案“{text}”的得分是 {score}，不是 1；被判错的单元格：{cells}",
+    "perturbed_rejected": "扰动后的答案“{text}”被拒绝：{rejection}",
+    "mistake_accepted": "单元格 [{row}, {col}] = {submitted}（期望值 {expected}）被判为正确："
+    "容差（atol={atol}，rtol={rtol}）太宽",
+    "unperturbed_marked_wrong": "单元格 [{row}, {col}] 没有被扰动，却被判为错误",
+    "perturbed_full_score": "扰动后的答案得分是 {score}，没有低于 1",
+    "all_or_nothing_partial": "全对才得分（all_or_nothing）的答案有错误的单元格，却得了 {score}",
+    "tolerance_too_loose": "单元格 [{row}, {col}]（期望值 {expected}）接受与它相差不超过"
+    " {half_width} 的答案，但 {mistake} 这样的常见错误必须留有余量地判错：这里的容差最多为"
+    " {limit}",
+    "wrong_shape_graded": "{rows} × {cols} 的答案（“{text}”）被评了分（得分 {score}），没有被拒绝",
+    "not_a_number_graded": "不是数字的文本（“{text}”）被评了分（得分 {score}），没有被拒绝",
+    "stored_failed": "{error}",
+    "stored_differs": "题目经过 JSON 存取后与原来不同",
+    "stored_not_reproduced": "用种子和记录的参数不能重新生成同一道题目",
+    "reference_misses_points": "参考答案不含评分要点{points}的任何短语：评阅队列会为它建议 {score}",
+    "tighter_than_kind": "容差 atol={atol} 比该练习类型的 atol={kind_atol} 更严，"
+    "后者已考虑到手算时每一步的舍入",
+}
+SELFTEST_CHECKS_ZH: dict[str, str] = {
+    "generate": "生成",
+    "expected": "期望答案",
+    "perturbed": "扰动答案",
+    "tolerance": "容差",
+    "malformed": "格式错误的答案",
+    "stored": "存储",
+    "reference (zh)": "参考答案（中文）",
+    "reference (en)": "参考答案（英文）",
+}
+
+
 def negotiated_language() -> str:
     chosen = session.get("lang")
     if chosen in LANGUAGES:
@@ -975,6 +1104,49 @@ def answer_problem(rejection: AnswerRejected) -> str:
     if negotiated_language() == "en" or rejection.code is None:
         return str(rejection)
     return ANSWER_PROBLEMS_ZH[rejection.code].format(**rejection.params)
+
+
+def content_problem(error: ContentError) -> str:
+    """What is wrong with the content, in the page's language; a message that has no code
+    (pydantic's or a drill's own) stays in English, as the loader wrote it."""
+    if negotiated_language() == "en" or error.code is None:
+        return error.message
+    return format_problem(CONTENT_PROBLEMS_ZH[error.code], error.params, "（实际是 {got}）", "空值")
+
+
+def selftest_problem(problem: Problem) -> str:
+    """A self-test finding (a failure or a note) in the page's language."""
+    if negotiated_language() == "en":
+        return str(problem)
+    values = dict(problem.params)
+    for name, value in values.items():
+        if isinstance(value, AnswerRejected):
+            values[name] = answer_problem(value)
+    if problem.code is Finding.REFERENCE_MISSES_POINTS:
+        values["points"] = "；".join(
+            f"“{key}”（短语：{'、'.join(phrases)}）" for key, phrases in values["points"]
+        )
+    return SELFTEST_FINDINGS_ZH[problem.code].format(**values)
+
+
+def selftest_check(check: Check) -> str:
+    """A failed check, as the CLI lists it ("perturbed (seed 3): FAILED: ..."), in the page's
+    language."""
+    if negotiated_language() == "en":
+        return str(check)
+    seed = "" if check.seed is None else f"（种子 {check.seed}）"
+    found = "；".join(selftest_problem(problem) for problem in check.problems)
+    return f"{SELFTEST_CHECKS_ZH[check.name]}{seed}：失败" + (f"：{found}" if found else "")
+
+
+def selftest_summary(report: SelfTestReport) -> str:
+    if negotiated_language() == "en":
+        return report.summary()
+    tested = len(report.questions)
+    return (
+        f"测试了 {tested} 道题（{report.check_count} 项检查）：{tested - len(report.failed)} 道"
+        f"通过，{len(report.failed)} 道失败；跳过 {len(report.skipped)} 道（选择题）"
+    )
 
 
 def as_sentence(clause: str) -> str:
@@ -1016,6 +1188,10 @@ def init_app(app: Flask) -> None:
     # for templates shared with pages whose views do not pass names (the instructor's)
     app.jinja_env.globals["skill_name"] = skill_name
     app.jinja_env.globals["question_title"] = question_title
+    app.jinja_env.globals["content_problem"] = content_problem
+    app.jinja_env.globals["selftest_problem"] = selftest_problem
+    app.jinja_env.globals["selftest_check"] = selftest_check
+    app.jinja_env.globals["selftest_summary"] = selftest_summary
 
     @app.context_processor
     def _language() -> dict[str, str]:

@@ -1,0 +1,266 @@
+"""The content loader's errors and the self-test's findings in the instructor's language: the
+Chinese page says in Chinese what the English page (and the CLI) says in English, at the
+same file, line and path."""
+
+from __future__ import annotations
+
+import html
+import re
+import string
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from quizsvc import cli
+from quizsvc.bank import CONTENT_MESSAGES, ContentProblem
+from quizsvc.selftest import FINDING_MESSAGES, CheckName, Finding
+from quizsvc.web.i18n import CONTENT_PROBLEMS_ZH, SELFTEST_CHECKS_ZH, SELFTEST_FINDINGS_ZH
+
+CHAPTER = "transformer-by-hand"
+QUESTIONS = f"{CHAPTER}/questions.yaml"
+DRILLS = f"{CHAPTER}/drills.yaml"
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@pytest.mark.parametrize(
+    ("codes", "english", "chinese"),
+    [
+        (ContentProblem, CONTENT_MESSAGES, CONTENT_PROBLEMS_ZH),
+        (Finding, FINDING_MESSAGES, SELFTEST_FINDINGS_ZH),
+    ],
+    ids=["content", "selftest"],
+)
+def test_every_code_has_an_english_and_a_chinese_text_with_the_same_parameters(
+    codes, english, chinese
+):
+    assert set(english) == set(codes)
+    assert set(chinese) == {code.value for code in codes}
+    for code in codes:
+        assert fields(chinese[code.value]) == fields(english[code]), code
+
+
+def test_every_self_test_check_has_a_chinese_name():
+    assert set(SELFTEST_CHECKS_ZH) == {name.value for name in CheckName}
+
+
+def edit(content_dir: Path, file: str, old: str, new: str) -> list[str]:
+    """Replace the first ``old`` with ``new``; the file's lines afterwards."""
+    path = content_dir / file
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    text = text.replace(old, new, 1)
+    path.write_text(text, encoding="utf-8")
+    return text.splitlines()
+
+
+def line_of(lines: list[str], text: str, after: int = 0) -> int:
+    """The 1-based number of the first line from ``after`` that is ``text``."""
+    return lines.index(text, after) + 1
+
+
+def error_rows(page: str) -> dict[tuple[str, str, str], str]:
+    rows = re.findall(
+        r'<tr class="content-error"><td class="file">([^<]*)</td><td class="line">([^<]*)</td>'
+        r'<td class="path"><code>([^<]*)</code></td><td class="message">([^<]*)</td>',
+        page,
+    )
+    return {
+        (file, line, html.unescape(path)): html.unescape(text) for file, line, path, text in rows
+    }
+
+
+@pytest.fixture
+def broken_content(content_dir):
+    """Real mistakes, each with where it is, by reading the edited files."""
+    questions = edit(content_dir, QUESTIONS, "    correct: B\n", "")  # qkv-origin's
+    questions = edit(content_dir, QUESTIONS, "    tags: [qkv]\n", "    tags: [qkv]\n    hint: x\n")
+    questions = edit(
+        content_dir, QUESTIONS, "    tags: [scores, softmax]\n", "    tags: scores, softmax\n"
+    )
+    drills = edit(content_dir, DRILLS, "  - id: drill-softmax-row\n", "  - id: drill-score-row\n")
+    drills = edit(
+        content_dir,
+        DRILLS,
+        "    kind: projection\n",
+        "    kind: projection\n    penalty: 2\n",
+    )
+    chapter = (content_dir / CHAPTER / "chapter.yaml").read_text(encoding="utf-8")
+    (content_dir / CHAPTER / "chapter.yaml").write_bytes(chapter.encode("gb18030"))
+    (content_dir / CHAPTER / "tabs.yaml").write_text("questions:\n\t- id: x\n", encoding="utf-8")
+    first_score_row = line_of(drills, "  - id: drill-score-row")
+    return {
+        "missing": (
+            QUESTIONS,
+            str(line_of(questions, "  - id: qkv-origin")),
+            "questions[0].correct",
+        ),
+        "unknown": (QUESTIONS, str(line_of(questions, "    hint: x")), "questions[0].hint"),
+        "type": (
+            QUESTIONS,
+            str(line_of(questions, "    tags: scores, softmax")),
+            "questions[1].tags",
+        ),
+        "duplicate": (
+            DRILLS,
+            str(line_of(drills, "  - id: drill-score-row", first_score_row)),
+            "questions[3].id",
+        ),
+        "range": (DRILLS, str(line_of(drills, "    penalty: 2")), "questions[1].penalty"),
+        # the first line holds the chapter's Chinese title in a comment
+        "encoding": (f"{CHAPTER}/chapter.yaml", "1", "<document>"),
+        "tab": (f"{CHAPTER}/tabs.yaml", "2", "<document>"),
+        "first_score_row": first_score_row,
+    }
+
+
+def test_a_reload_lists_each_problem_in_the_pages_language(app, browser_for, broken_content):
+    ines = browser_for("ines")
+    ines.post("/lang/zh")
+    zh = ines.post("/instructor/content/reload")
+    assert zh.status_code == 422
+    ines.post("/lang/en")
+    en = ines.post("/instructor/content/reload")
+    assert en.status_code == 422
+    zh_rows, en_rows = error_rows(zh.text), error_rows(en.text)
+    assert zh_rows.keys() == en_rows.keys()
+    where = broken_content
+    first = where["first_score_row"]
+
+    assert zh_rows[where["missing"]] == "缺少必需的键“correct”"
+    assert en_rows[where["missing"]] == "missing required key 'correct'"
+    assert zh_rows[where["unknown"]] == "未知的键“hint”"
+    assert en_rows[where["unknown"]] == "unknown key 'hint'"
+    assert zh_rows[where["type"]] == "必须是列表（实际是 'scores, softmax'）"
+    assert en_rows[where["type"]] == "must be a list (got 'scores, softmax')"
+    assert zh_rows[where["duplicate"]] == (
+        f"题目 id“drill-score-row”重复（第一次定义在 {DRILLS}:{first}）"
+    )
+    assert en_rows[where["duplicate"]] == (
+        f"duplicate question id 'drill-score-row' (first defined at {DRILLS}:{first})"
+    )
+    assert zh_rows[where["range"]] == "必须小于或等于 1（实际是 2）"
+    assert en_rows[where["range"]] == "Input should be less than or equal to 1 (got 2)"
+    assert zh_rows[where["encoding"]] == (
+        "文件不是 UTF-8，很可能是 GBK/GB18030 编码（中文 Windows 编辑器默认这样保存）："
+        "请另存为 UTF-8（在编辑器的“另存为”中把编码选为 UTF-8）"
+    )
+    assert en_rows[where["encoding"]] == (
+        "file is not UTF-8 but most likely GBK/GB18030, as Chinese Windows editors save by"
+        " default: save it as UTF-8 (in the editor's Save As, choose the encoding UTF-8)"
+    )
+    # PyYAML's own description of the syntax error has no translation: it is quoted as is
+    zh_tab = re.fullmatch(
+        r"缩进里有制表符（Tab）：YAML 只能用空格缩进（YAML 语法错误：(.+)）", zh_rows[where["tab"]]
+    )
+    en_tab = re.fullmatch(
+        r"a tab in the indentation: YAML indents with spaces only \(YAML syntax error: (.+)\)",
+        en_rows[where["tab"]],
+    )
+    assert zh_tab and en_tab and zh_tab[1] == en_tab[1]
+    assert "cannot start any token" in en_tab[1]
+
+    # the content page, which checks the files on disk, says the same
+    ines.post("/lang/zh")
+    assert error_rows(ines.get("/instructor/content").text) == zh_rows
+
+
+def test_the_cli_still_prints_the_english_messages(broken_content, content_dir):
+    result = CliRunner().invoke(cli.main, ["content", "validate", str(content_dir)])
+    assert result.exit_code == 1
+    file, line, path = broken_content["missing"]
+    assert f"{file}:{line}: {path}: missing required key 'correct'" in result.output
+    file, line, path = broken_content["type"]
+    assert f"{file}:{line}: {path}: must be a list (got 'scores, softmax')" in result.output
+    assert not re.search(r"[\u4e00-\u9fff]", result.output)
+
+
+def test_a_message_without_a_translation_is_shown_in_english(app, browser_for, content_dir):
+    # a drill kind's own rule on its params: its message is the drill's, in English only
+    path = content_dir / DRILLS
+    text = path.read_text(encoding="utf-8")
+    score_row = text.index("    kind: score_row\n")
+    params = text.index("    params: {}\n", score_row)
+    text = text[:params] + "    params: {position: 5}\n" + text[params + len("    params: {}\n") :]
+    path.write_text(text, encoding="utf-8")
+    drills = text.splitlines()
+    ines = browser_for("ines")
+    ines.post("/lang/zh")
+    rows = error_rows(ines.post("/instructor/content/reload").text)
+    assert rows == {
+        (
+            DRILLS,
+            str(line_of(drills, "    params: {position: 5}")),
+            "questions[2].params.position",
+        ): ("position must be less than n = 3 (got 5)")
+    }
+
+
+def test_the_self_tests_findings_are_in_the_pages_language(app, browser_for, content_dir):
+    edit(  # a tolerance so loose that mistakes pass
+        content_dir,
+        DRILLS,
+        "    tolerance: {atol: 0.005, rtol: 0}\n",
+        "    tolerance: {atol: 0.5, rtol: 0}\n",
+    )
+    edit(  # tighter than the kind's own: a note, not a failure
+        content_dir,
+        DRILLS,
+        "    tolerance: {atol: 0.01, rtol: 0}\n",
+        "    tolerance: {atol: 0.0001}\n",
+    )
+    edit(  # no English phrase of this rubric point is in the English reference answer
+        content_dir,
+        QUESTIONS,
+        "          en: [one pattern, one kind of relationship, one relationship, one type of"
+        " relationship, single pattern, only one kind, only one type]\n",
+        "          en: [xyzzy]\n",
+    )
+    ines = browser_for("ines")
+    assert ines.post("/instructor/content/reload").status_code == 302
+    pages = {}
+    for lang in ("zh", "en"):
+        ines.post(f"/lang/{lang}")
+        pages[lang] = html.unescape(ines.post("/instructor/selftest").text)
+    zh, en = pages["zh"], pages["en"]
+
+    assert "测试了 14 道题（364 项检查）：12 道通过，2 道失败；跳过 4 道（选择题）" in zh
+    assert "14 questions tested (364 checks): 12 passed, 2 failed; 4 skipped" in en
+    # softmax weights are below 1, so a plausible mistake is 0.1 and the tolerance may be a
+    # third of it
+    assert re.search(
+        r"<li>容差（种子 0）：失败：单元格 \[0, \d\]（期望值 0\.\d+）"
+        r"接受与它相差不超过 0\.5 的答案，"
+        r"但 0\.1 这样的常见错误必须留有余量地判错：这里的容差最多为 0\.0333333</li>",
+        zh,
+    )
+    assert re.search(
+        r"<li>tolerance \(seed 0\): FAILED: cell \[0, \d\] \(expected 0\.\d+\) accepts answers up"
+        r" to 0\.5 away, but a plausible mistake of 0\.1 must be rejected with a margin: the"
+        r" tolerance may be at most 0\.0333333 there</li>",
+        en,
+    )
+    assert re.search(
+        r"<li>参考答案（英文）：失败：参考答案不含评分要点“one-pattern-per-head”（短语：xyzzy）"
+        r"的任何短语：评阅队列会为它建议 \d+%</li>",
+        zh,
+    )
+    assert re.search(
+        r"<li>reference \(en\): FAILED: the reference answer contains no phrase of rubric point"
+        r" 'one-pattern-per-head' \(phrases: xyzzy\): the review queue would suggest \d+% for"
+        r" it</li>",
+        en,
+    )
+    assert re.search(
+        r"<li>容差 atol=0\.0001 比该练习类型的 atol=[\d.]+ 更严，"
+        r"后者已考虑到手算时每一步的舍入</li>",
+        zh,
+    )
+    assert re.search(
+        r"<li>tolerance atol=0\.0001 is tighter than the kind's atol=[\d.]+, which allows for"
+        r" rounding every intermediate step by hand</li>",
+        en,
+    )
