@@ -1003,7 +1003,7 @@ CONTENT_PROBLEMS_ZH: dict[str, str] = {
     "含逗号的文本请加引号）",
     "correct_in_multiple_choice": "未知的键“correct”：多选题（multiple_choice）给每个选项一个"
     "分值（score），正确选项的分值之和为 1",
-    "union_tag_invalid": "未知的 {key}“{tag}”；应为以下之一：{expected}",
+    "union_tag_invalid": "键 {key} 的值“{tag}”未知；应为以下之一：{expected}",
     "bad_slug": "请用小写字母、数字和单个连字符，如 qkv-origin",
     "bad_tag": "请用小写字母和数字，单词之间用 _ 或 - 连接，如 multi_head",
     "bad_choice_id": "请用字母和数字，单词之间用 _ 或 - 连接，如 A",

@@ -81,6 +81,12 @@ def broken_content(content_dir):
     questions = edit(
         content_dir, QUESTIONS, "    tags: [scores, softmax]\n", "    tags: scores, softmax\n"
     )
+    questions = edit(  # the third question's type
+        content_dir,
+        QUESTIONS,
+        "  - id: masked-self-attention\n    type: single_choice\n",
+        "  - id: masked-self-attention\n    type: single-choice\n",
+    )
     drills = edit(content_dir, DRILLS, "  - id: drill-softmax-row\n", "  - id: drill-score-row\n")
     drills = edit(
         content_dir,
@@ -91,6 +97,8 @@ def broken_content(content_dir):
     chapter = (content_dir / CHAPTER / "chapter.yaml").read_text(encoding="utf-8")
     (content_dir / CHAPTER / "chapter.yaml").write_bytes(chapter.encode("gb18030"))
     (content_dir / CHAPTER / "tabs.yaml").write_text("questions:\n\t- id: x\n", encoding="utf-8")
+    # a list left open: the parser notices at the end of the file, line 3
+    (content_dir / CHAPTER / "open.yaml").write_text("questions:\n  - [a, b\n", encoding="utf-8")
     first_score_row = line_of(drills, "  - id: drill-score-row")
     return {
         "missing": (
@@ -109,10 +117,16 @@ def broken_content(content_dir):
             str(line_of(drills, "  - id: drill-score-row", first_score_row)),
             "questions[3].id",
         ),
+        "question type": (
+            QUESTIONS,
+            str(line_of(questions, "    type: single-choice")),
+            "questions[2].type",
+        ),
         "range": (DRILLS, str(line_of(drills, "    penalty: 2")), "questions[1].penalty"),
         # the first line holds the chapter's Chinese title in a comment
         "encoding": (f"{CHAPTER}/chapter.yaml", "1", "<document>"),
         "tab": (f"{CHAPTER}/tabs.yaml", "2", "<document>"),
+        "syntax": (f"{CHAPTER}/open.yaml", "3", "questions[0]"),
         "first_score_row": first_score_row,
     }
 
@@ -142,6 +156,14 @@ def test_a_reload_lists_each_problem_in_the_pages_language(app, browser_for, bro
     assert en_rows[where["duplicate"]] == (
         f"duplicate question id 'drill-score-row' (first defined at {DRILLS}:{first})"
     )
+    assert zh_rows[where["question type"]] == (
+        "键 type 的值“single-choice”未知；应为以下之一："
+        "'single_choice', 'multiple_choice', 'numeric', 'open', 'drill'"
+    )
+    assert en_rows[where["question type"]] == (
+        "unknown type 'single-choice'; expected one of"
+        " 'single_choice', 'multiple_choice', 'numeric', 'open', 'drill'"
+    )
     assert zh_rows[where["range"]] == "必须小于或等于 1（实际是 2）"
     assert en_rows[where["range"]] == "Input should be less than or equal to 1 (got 2)"
     assert zh_rows[where["encoding"]] == (
@@ -162,6 +184,9 @@ def test_a_reload_lists_each_problem_in_the_pages_language(app, browser_for, bro
     )
     assert zh_tab and en_tab and zh_tab[1] == en_tab[1]
     assert "cannot start any token" in en_tab[1]
+    zh_syntax = re.fullmatch(r"YAML 语法错误：(.+)", zh_rows[where["syntax"]])
+    en_syntax = re.fullmatch(r"YAML syntax error: (.+)", en_rows[where["syntax"]])
+    assert zh_syntax and en_syntax and zh_syntax[1] == en_syntax[1]
 
     # the content page, which checks the files on disk, says the same
     ines.post("/lang/zh")
