@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
@@ -35,13 +36,24 @@ ROUNDING_NOISE = 1e-9
 PROSE_DECIMALS = 3
 
 
+def decimal_text(value: float, digits: int) -> str:
+    """A finite number rounded to ``digits`` decimals as learners round by hand (四舍五入: a
+    half goes away from zero, 3.5625 -> 3.563, where Python's format gives 3.562), with no
+    trailing zeros and never "-0". The value is rounded as the float it is: 2.675 is
+    2.67499999... in binary, so it stays 2.67 here too."""
+    exact = Decimal(float(value)).quantize(Decimal(1).scaleb(-digits), ROUND_HALF_UP)
+    text = f"{exact:f}"
+    if "." in text:  # "100" with no decimals keeps its zeros
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
 def num(value: float, digits: int = PROSE_DECIMALS) -> str:
     """A number for prose: at most ``digits`` decimals, no trailing zeros, ∞ for infinity."""
     value = float(value)
     if math.isinf(value):
         return "∞" if value > 0 else "-∞"
-    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+    return decimal_text(value, digits)
 
 
 def vector(values: Sequence[float] | np.ndarray, digits: int = PROSE_DECIMALS) -> str:

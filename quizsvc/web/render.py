@@ -13,15 +13,13 @@ from collections.abc import Sequence
 from markupsafe import Markup, escape
 
 from quizsvc.drills import Tensor
+from quizsvc.drills.text import decimal_text
 
 
 def format_number(value: float, decimals: int = 3) -> str:
     if math.isinf(value):
         return "−∞" if value < 0 else "∞"
-    text = f"{value:.{decimals}f}"
-    if "." in text:  # "100" with no decimals keeps its zeros
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text.replace("-", "−")
+    return decimal_text(value, decimals).replace("-", "−")
 
 
 def format_percent(score: float) -> str:

@@ -23,6 +23,10 @@ from quizsvc.drills.text import dot_text, num, row, vector
         (-0.00001, "0"),  # never "-0"
         (2.8e-17, "0"),  # float noise where exact arithmetic gives 0
         (np.float32(0.25), "0.25"),
+        (3.5625, "3.563"),  # 四舍五入: a half away from zero, as learners round by hand
+        (-0.0625, "-0.063"),
+        (0.0625 + 1e-12, "0.063"),
+        (2.0005 - 1e-12, "2"),
         (math.inf, "∞"),
         (-math.inf, "-∞"),
     ],

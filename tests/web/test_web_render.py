@@ -50,7 +50,12 @@ def children(root: ET.Element, tag: str) -> list[ET.Element]:
         (-0.0004, 3, "0"),  # rounds to -0.000: never "−0"
         (-0.3, 0, "0"),
         (-1.25, 3, "−1.25"),  # a true minus sign
-        (-1.25, 1, "−1.2"),  # 1.25 is exact in binary: round half to even
+        # 四舍五入, as learners round by hand: a half away from zero (Python's format, which
+        # rounds half to even, gives −1.2, 0.2 and 3.562)
+        (-1.25, 1, "−1.3"),
+        (0.25, 1, "0.3"),
+        (3.5625, 3, "3.563"),
+        (2.675, 2, "2.67"),  # the float 2.675 is a little below 2.675
         (0.123456, 6, "0.123456"),
         (math.inf, 3, "∞"),
         (-math.inf, 3, "−∞"),
