@@ -9,6 +9,8 @@ route has, a 405, a 500) are replaced by the catalog's for their status.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from flask import Flask, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user
 from flask_wtf.csrf import CSRFError
@@ -72,16 +74,27 @@ def _sent_after_the_login_ended() -> bool:
     )
 
 
+def _form_page() -> str:
+    """The page a form was sent from: its Referer, when that is a page of this site (the
+    Referrer-Policy sends it within the site), else the form's own address, which for a
+    learner's answer leads back to its page too (but is a 405 for a form with no page at its
+    address, such as a logout's or an instructor's)."""
+    referrer = urlsplit(request.referrer or "")
+    if referrer.netloc != request.host or not referrer.path.startswith("/"):
+        return request.path
+    return f"{referrer.path}?{referrer.query}" if referrer.query else referrer.path
+
+
 def init_app(app: Flask) -> None:
     @app.errorhandler(CSRFError)
     def _csrf(exc: CSRFError):
         # the reason (token missing, expired, ...) is for the log: a person can only reload
         app.logger.info("CSRF check failed on %s: %s", request.path, exc.description)
         if _sent_after_the_login_ended():
-            # to the login page and from there back to the form's page (the form's address
-            # leads there), where the drill page's script puts back what was typed
+            # to the login page and from there back to the form's page, where the drill
+            # page's script puts back what was typed
             flash(translate("signed_out_form_not_sent"), "info")
-            return redirect(url_for("auth.login", next=request.path))
+            return redirect(url_for("auth.login", next=_form_page()))
         return error_response(
             400,
             "csrf_failed",

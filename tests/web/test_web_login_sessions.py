@@ -270,3 +270,27 @@ def test_a_form_sent_after_a_logout_in_another_tab_leads_to_the_login_and_back(
         "/login", data={"csrf_token": "not-a-token", "name": "alice", "password": PASSWORD}
     )
     assert response.status_code == 400
+
+
+def test_a_form_sent_after_the_login_ended_leads_back_to_the_page_it_was_sent_from(browser_for):
+    """An instructor's form (and a logout's) has no page at its own address: the way back
+    is the page the browser says it was sent from, when that page is on this site."""
+    ines = browser_for("ines")
+    ines.get("/instructor/students?page=1")
+    form_token = ines.token
+    ines.get(ines.post("/logout").headers["Location"])  # another tab; the same cookies
+
+    def sent_from(referrer: str):
+        return ines.client.post(
+            "/instructor/content/reload",
+            data={"csrf_token": form_token},
+            headers={"Referer": referrer},
+        )
+
+    response = sent_from("http://localhost/instructor/students?page=1")
+    assert response.status_code == 302
+    assert response.headers["Location"] == "/login?next=/instructor/students?page%3D1"
+    # a page of another site, or none: the form's own address
+    for referrer in ("https://elsewhere.example/instructor/students", ""):
+        response = sent_from(referrer)
+        assert response.headers["Location"] == "/login?next=/instructor/content/reload"
