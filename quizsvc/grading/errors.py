@@ -51,7 +51,9 @@ REJECTION_PARAMETERS: dict[Rejection, frozenset[str]] = {
     Rejection.EMPTY_BETWEEN_COMMAS: frozenset({"row"}),
     Rejection.EMPTY_ROW: frozenset({"row"}),
     Rejection.BRACKETS_TOO_DEEP: frozenset({"max"}),
-    Rejection.UNMATCHED_CLOSING_BRACKET: frozenset({"position"}),
+    # the brackets as the learner typed them: ( ) or [ ]
+    Rejection.UNMATCHED_CLOSING_BRACKET: frozenset({"position", "closing", "opening"}),
+    Rejection.UNCLOSED_BRACKET: frozenset({"opening"}),
     Rejection.TEXT_OUTSIDE_BRACKETS: frozenset({"text"}),
     Rejection.TEXT_BETWEEN_BRACKETED_ROWS: frozenset({"text"}),
     Rejection.NAN: frozenset({"row", "column"}),

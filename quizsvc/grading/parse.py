@@ -127,10 +127,11 @@ def parse_answer(text: str) -> np.ndarray:
     if not normalised.strip():
         raise AnswerRejected("answer is empty", Rejection.EMPTY)
     normalised = _powers_of_ten_joined(_without_array_wrapper(normalised))
+    typed_brackets = normalised
     normalised = normalised.replace("(", "[").replace(")", "]")
 
     if "[" in normalised or "]" in normalised:
-        row_texts = _bracketed_row_texts(normalised)
+        row_texts = _bracketed_row_texts(normalised, typed_brackets)
     else:
         row_texts = _ROW_SEPARATOR.split(normalised)
 
@@ -189,9 +190,12 @@ def _split_values(row_text: str, row_number: int) -> list[str]:
     return [match.group() for match in matches]
 
 
-def _bracketed_row_texts(text: str) -> list[str]:
-    """Return the text of each row of a bracketed answer (without the brackets)."""
-    top_groups = _top_level_groups(text)
+def _bracketed_row_texts(text: str, typed_brackets: str) -> list[str]:
+    """Return the text of each row of a bracketed answer (without the brackets).
+
+    ``typed_brackets`` is the text before round brackets became square ones (as long as
+    ``text``), so that an unbalanced bracket is named as it was typed."""
+    top_groups = _top_level_groups(text, typed_brackets)
     outside = _text_outside(text, top_groups)
     _require_only_separators(
         outside, allowed=",;", where="outside the brackets", code=Rejection.TEXT_OUTSIDE_BRACKETS
@@ -229,12 +233,16 @@ def _bracketed_row_texts(text: str) -> list[str]:
     return row_texts
 
 
-def _top_level_groups(text: str) -> list[tuple[int, int]]:
+_OPENING_BRACKET = {"]": "[", ")": "("}
+
+
+def _top_level_groups(text: str, typed_brackets: str | None = None) -> list[tuple[int, int]]:
     """Spans (start, end) of the insides of the outermost bracket pairs in text.
 
     Also enforces balance and the nesting limit over the whole text, so callers
     may look inside the spans without re-checking.
     """
+    typed = typed_brackets or text
     groups: list[tuple[int, int]] = []
     depth = 0
     group_start = 0
@@ -252,17 +260,25 @@ def _top_level_groups(text: str) -> list[tuple[int, int]]:
                 group_start = index + 1
         elif char == "]":
             if depth == 0:
+                closing = typed[index]
+                opening = _OPENING_BRACKET[closing]
                 raise AnswerRejected(
-                    f"unbalanced brackets: the ']' at character {index + 1} has no matching '['",
+                    f"unbalanced brackets: the '{closing}' at character {index + 1} has no"
+                    f" matching '{opening}'",
                     Rejection.UNMATCHED_CLOSING_BRACKET,
                     position=index + 1,
+                    closing=closing,
+                    opening=opening,
                 )
             depth -= 1
             if depth == 0:
                 groups.append((group_start, index))
     if depth:
+        opening = typed[group_start - 1]  # the outermost bracket still open
         raise AnswerRejected(
-            "unbalanced brackets: a '[' is never closed", Rejection.UNCLOSED_BRACKET
+            f"unbalanced brackets: a '{opening}' is never closed",
+            Rejection.UNCLOSED_BRACKET,
+            opening=opening,
         )
     return groups
 

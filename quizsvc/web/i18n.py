@@ -930,8 +930,10 @@ ANSWER_PROBLEMS_ZH: dict[str, str] = {
     "semicolon_in_brackets": "括号里不能用“;”分行；矩阵请写成 [[1, 2], [3, 4]]",
     "empty_row": "第 {row} 行是空的",
     "brackets_too_deep": "括号嵌套超过了 {max} 层；矩阵请写成 [[1, 2], [3, 4]]",
-    "unmatched_closing_bracket": "括号不配对：第 {position} 个字符“]”前面没有对应的“[”",
-    "unclosed_bracket": "括号不配对：有一个“[”没有闭合",
+    "unmatched_closing_bracket": (
+        "括号不配对：第 {position} 个字符“{closing}”前面没有对应的“{opening}”"
+    ),
+    "unclosed_bracket": "括号不配对：有一个“{opening}”没有闭合",
     "text_outside_brackets": "括号外面多了“{text}”",
     "text_between_bracketed_rows": "括号括起的行之间多了“{text}”",
     "nan": "NaN 不是可以评分的数（第 {row} 行第 {column} 个值）",

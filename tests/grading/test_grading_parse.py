@@ -251,7 +251,11 @@ REJECTIONS = [
     ("1/2/3", "could not read '1/2/3' as a number"),
     ("inf/2", "could not read 'inf/2' as a number"),
     ("1/", "could not read '1/' as a number"),
-    ("(1, 2", "unbalanced brackets: a '[' is never closed"),
+    ("(1, 2", "unbalanced brackets: a '(' is never closed"),  # named as typed
+    ("((1, 2), [3, 4]", "unbalanced brackets: a '(' is never closed"),
+    ("[(1, 2), (3, 4)", "unbalanced brackets: a '[' is never closed"),
+    ("1, 2)", "unbalanced brackets: the ')' at character 5 has no matching '('"),
+    ("（1, 2", "unbalanced brackets: a '(' is never closed"),  # full-width, as ASCII
     # "。" elsewhere than between digits ends a sentence: not silently a decimal point
     ("0.5。", "could not read '0.5。' as a number (row 1, value 1)"),
     ("。5", "could not read '。5' as a number"),
@@ -279,7 +283,7 @@ REJECTIONS = [
     ("inf%", "could not read 'inf%' as a number"),
     # a wrapper holds a bracketed table and nothing after it
     ("array([1, 2]) 3", "unexpected 'array' outside the brackets"),
-    ("array([1, 2], dtype=float32", "unbalanced brackets: a '[' is never closed"),
+    ("array([1, 2], dtype=float32", "unbalanced brackets: a '(' is never closed"),
     ("x" * 50, "could not read '" + "x" * 29 + "…' as a number"),
     ("x" * 31, "could not read '" + "x" * 29 + "…' as a number"),
     # full-width ASCII (U+FF01-U+FF5E) is read, and quoted, as ASCII; U+FF5F on is not
