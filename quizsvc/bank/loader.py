@@ -24,6 +24,7 @@ import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -72,15 +73,16 @@ class ContentError:
     platform; ``path`` names the key (``questions[3].choices[1].text.en``), or is
     empty for a problem with the file as a whole; ``line`` is 1-based, or None when
     the file has no line to point at (empty or missing file). ``message`` is in English;
-    ``code`` and ``params`` say the same for a translation (None: a message of pydantic's
-    or a drill's own, which has none).
+    ``code`` and ``params`` say the same for a translation: a ``ContentProblem``, or the code
+    of a rule of a params model the loader was given (a drill kind's ``ParamsProblem``);
+    None for a message of pydantic's own, which has none.
     """
 
     file: str
     path: str
     line: int | None
     message: str
-    code: ContentProblem | None = field(default=None, compare=False)
+    code: StrEnum | None = field(default=None, compare=False)
     params: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -760,9 +762,9 @@ class _Described:
     problem (``code`` None: pydantic's own ``message``, which has no translation)."""
 
     loc: tuple[str | int, ...]
-    code: ContentProblem | None
+    code: StrEnum | None
     params: dict[str, Any]
-    message: str = ""
+    message: str = ""  # when ``code`` is not a ContentProblem: the English to print
 
 
 def _without_union_tag(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
@@ -777,7 +779,12 @@ def _without_union_tag(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
 
 
 def _describe(error: ErrorDetails) -> _Described:
-    """Location and author-facing problem for one pydantic error."""
+    """Location and author-facing problem for one pydantic error.
+
+    A params model's own rule (a drill kind's) raises a ``PydanticCustomError`` whose context
+    carries its ``code`` and ``params`` beside the English ``message``; the bank knows neither
+    the codes nor their texts, and passes them on.
+    """
     loc = _without_union_tag(tuple(error["loc"]))
     ctx = error.get("ctx") or {}
     kind = error["type"]
@@ -806,6 +813,8 @@ def _describe(error: ErrorDetails) -> _Described:
         got = {}
     if code is None:
         message = error["msg"] + (f" (got {got['got'] or NOTHING})" if got else "")
+        if "code" in ctx and "params" in ctx:
+            return _Described(loc, ctx["code"], dict(ctx["params"]) | got, message)
         return _Described(loc, None, {}, message)
     return _Described(loc, code, params | got)
 
@@ -823,10 +832,14 @@ def _content_errors(
         code, params = described.code, described.params
         if code is ContentProblem.UNKNOWN_KEY and _is_text_cut_at_a_comma(document.root, loc):
             code = ContentProblem.UNKNOWN_KEY_AFTER_COMMA
-        if code is None:
-            found.append(ContentError(document.file, path, line, described.message))
-        else:
+        if isinstance(code, ContentProblem):
             found.append(ContentError.of(document.file, path, line, code, **params))
+        else:
+            found.append(
+                ContentError(
+                    document.file, path, line, described.message, code, MappingProxyType(params)
+                )
+            )
     return found
 
 

@@ -13,7 +13,8 @@ chapter's "Head 1", "Head 2".
 
 from __future__ import annotations
 
-from typing import Literal
+from enum import StrEnum
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
@@ -21,10 +22,49 @@ from pydantic_core import PydanticCustomError
 MAX_TOKENS = 4
 
 
-def _error(message: str) -> PydanticCustomError:
-    # A custom error carries the message as is; a plain ValueError would be reported
-    # with pydantic's "Value error, " prefix in front of it.
-    return PydanticCustomError("drill_params", "{message}", {"message": message})
+class ParamsProblem(StrEnum):
+    """Why a drill kind refuses its params beyond a field's own type and range: a stable code
+    an interface can translate, as ``quizsvc.bank.ContentProblem`` is for the rest of a file."""
+
+    NOT_EVEN = "params_not_even"
+    NOT_BELOW = "params_not_below"
+    NO_FUTURE_TO_MASK = "params_no_future_to_mask"
+    HEADS_DO_NOT_DIVIDE_WIDTH = "params_heads_do_not_divide_width"
+    HEAD_WITHOUT_HEAD_OUTPUT = "params_head_without_head_output"
+    HEAD_ABOVE_HEADS = "params_head_above_heads"
+    POSITION_WITHOUT_POSITION_REDUCTION = "params_position_without_position_reduction"
+    POSITION_BEYOND_DECODER = "params_position_beyond_decoder"
+    GENERATED_BEYOND_VOCABULARY = "params_generated_beyond_vocabulary"
+
+
+# The English the CLI prints, formatted with the problem's parameters; the loader appends the
+# offending value, " (got 5)".
+PARAMS_MESSAGES: dict[ParamsProblem, str] = {
+    ParamsProblem.NOT_EVEN: "{name} must be even (2, 4 or 6)",
+    ParamsProblem.NOT_BELOW: "{name} must be less than {bound_name} = {bound}",
+    ParamsProblem.NO_FUTURE_TO_MASK: "position must be less than n - 1 = {limit}: the last row"
+    " has no future position to mask",
+    ParamsProblem.HEADS_DO_NOT_DIVIDE_WIDTH: "d_model = {d_model} must be divisible by n_heads",
+    ParamsProblem.HEAD_WITHOUT_HEAD_OUTPUT: "head is only used with part: head_output (the"
+    " projection uses all)",
+    ParamsProblem.HEAD_ABOVE_HEADS: "head counts from 1 and must be at most n_heads = {n_heads}",
+    ParamsProblem.POSITION_WITHOUT_POSITION_REDUCTION: "position is only used with reduction:"
+    " position, not {reduction}",
+    ParamsProblem.POSITION_BEYOND_DECODER: "position must be at most target_length ="
+    " {target_length} (the decoder input has target_length + 1 positions)",
+    ParamsProblem.GENERATED_BEYOND_VOCABULARY: "generated must be at most vocab_size - 3 ="
+    " {limit}: the words generated so far (I, love, you) must be in the vocabulary",
+}
+
+
+def _error(code: ParamsProblem, **params: Any) -> PydanticCustomError:
+    # A custom error carries the message as is (a plain ValueError would be reported with
+    # pydantic's "Value error, " prefix in front of it), and its code and parameters, which
+    # the bank's loader passes on for a translation.
+    message = PARAMS_MESSAGES[code].format(**params)
+    return PydanticCustomError(
+        "drill_params", "{message}", {"message": message, "code": code, "params": params}
+    )
 
 
 def _tokens(default: int = 3) -> int:
@@ -41,7 +81,7 @@ def _optional_index() -> int | None:
 
 def _require_even(value: int, what: str) -> int:
     if value % 2:
-        raise _error(f"{what} must be even (2, 4 or 6)")
+        raise _error(ParamsProblem.NOT_EVEN, name=what)
     return value
 
 
@@ -52,7 +92,7 @@ def _require_below(value: int | None, info: ValidationInfo, bound_field: str, wh
     """
     bound = info.data.get(bound_field)
     if value is not None and bound is not None and value >= bound:
-        raise _error(f"{what} must be less than {bound_field} = {bound}")
+        raise _error(ParamsProblem.NOT_BELOW, name=what, bound_name=bound_field, bound=bound)
 
 
 class DrillParams(BaseModel):
@@ -111,10 +151,7 @@ class MaskedRowParams(DrillParams):
     def _position_with_a_future(cls, value: int | None, info: ValidationInfo) -> int | None:
         n = info.data.get("n")
         if value is not None and n is not None and value >= n - 1:
-            raise _error(
-                f"position must be less than n - 1 = {n - 1}: the last row has no future"
-                " position to mask"
-            )
+            raise _error(ParamsProblem.NO_FUTURE_TO_MASK, limit=n - 1)
         return value
 
 
@@ -149,17 +186,17 @@ class MultiHeadParams(DrillParams):
     def _heads_divide_width(cls, value: int, info: ValidationInfo) -> int:
         d_model = info.data.get("d_model")
         if d_model is not None and d_model % value:
-            raise _error(f"d_model = {d_model} must be divisible by n_heads")
+            raise _error(ParamsProblem.HEADS_DO_NOT_DIVIDE_WIDTH, d_model=d_model)
         return value
 
     @field_validator("head")
     @classmethod
     def _head_exists(cls, value: int | None, info: ValidationInfo) -> int | None:
         if value is not None and info.data.get("part") == "concat_projection":
-            raise _error("head is only used with part: head_output (the projection uses all)")
+            raise _error(ParamsProblem.HEAD_WITHOUT_HEAD_OUTPUT)
         n_heads = info.data.get("n_heads")
         if value is not None and n_heads is not None and value > n_heads:
-            raise _error(f"head counts from 1 and must be at most n_heads = {n_heads}")
+            raise _error(ParamsProblem.HEAD_ABOVE_HEADS, n_heads=n_heads)
         return value
 
 
@@ -202,13 +239,10 @@ class TeacherForcingLossParams(DrillParams):
     def _position_in_decoder(cls, value: int | None, info: ValidationInfo) -> int | None:
         reduction = info.data.get("reduction")
         if value is not None and reduction is not None and reduction != "position":
-            raise _error(f"position is only used with reduction: position, not {reduction}")
+            raise _error(ParamsProblem.POSITION_WITHOUT_POSITION_REDUCTION, reduction=reduction)
         target_length = info.data.get("target_length")
         if value is not None and target_length is not None and value > target_length:
-            raise _error(
-                f"position must be at most target_length = {target_length}"
-                " (the decoder input has target_length + 1 positions)"
-            )
+            raise _error(ParamsProblem.POSITION_BEYOND_DECODER, target_length=target_length)
         return value
 
 
@@ -223,8 +257,5 @@ class GreedyNextTokenParams(DrillParams):
         # 4, 5 after <pad>, <s> and <eos>. A learner must find each among the given columns.
         vocab_size = info.data.get("vocab_size")
         if vocab_size is not None and value > vocab_size - 3:
-            raise _error(
-                f"generated must be at most vocab_size - 3 = {vocab_size - 3}: the words"
-                " generated so far (I, love, you) must be in the vocabulary"
-            )
+            raise _error(ParamsProblem.GENERATED_BEYOND_VOCABULARY, limit=vocab_size - 3)
         return value

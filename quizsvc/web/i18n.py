@@ -13,7 +13,7 @@ from flask import Flask, request, session
 from markupsafe import Markup
 
 from quizsvc.bank import ContentError, DrillQuestion, format_problem, localize, render_markdown
-from quizsvc.drills import Tensor, Variant, with_each_tensor
+from quizsvc.drills import ParamsProblem, Tensor, Variant, with_each_tensor
 from quizsvc.grading import AnswerRejected
 from quizsvc.selftest import Check, Finding, Problem, SelfTestReport
 from quizsvc.web.context import bank
@@ -1048,6 +1048,24 @@ CONTENT_PROBLEMS_ZH: dict[str, str] = {
 }
 
 
+# A drill kind's own rules on its params, in Chinese, by `quizsvc.drills.ParamsProblem` code;
+# English is the drill's own message, which the CLI prints too.
+DRILL_PARAMS_PROBLEMS_ZH: dict[str, str] = {
+    "params_not_even": "{name} 必须是偶数（2、4 或 6）",
+    "params_not_below": "{name} 必须小于 {bound_name} = {bound}",
+    "params_no_future_to_mask": "position 必须小于 n - 1 = {limit}：最后一行没有可以遮住的未来位置",
+    "params_heads_do_not_divide_width": "d_model = {d_model} 必须能被 n_heads 整除",
+    "params_head_without_head_output": "head 只与 part: head_output 一起使用（投影用到所有的头）",
+    "params_head_above_heads": "head 从 1 数起，最大为 n_heads = {n_heads}",
+    "params_position_without_position_reduction": "position 只与 reduction: position 一起使用，"
+    "不能与 {reduction} 一起使用",
+    "params_position_beyond_decoder": "position 最大为 target_length = {target_length}"
+    "（Decoder 输入有 target_length + 1 个位置）",
+    "params_generated_beyond_vocabulary": "generated 最大为 vocab_size - 3 = {limit}："
+    "已生成的词（I、love、you）必须在词表里",
+}
+
+
 # The self-test's findings in Chinese, by `quizsvc.selftest.Finding` code and formatted with
 # the finding's parameters; English is the self-test's own text, which the CLI prints too.
 SELFTEST_FINDINGS_ZH: dict[str, str] = {
@@ -1110,10 +1128,13 @@ def answer_problem(rejection: AnswerRejected) -> str:
 
 def content_problem(error: ContentError) -> str:
     """What is wrong with the content, in the page's language; a message that has no code
-    (pydantic's or a drill's own) stays in English, as the loader wrote it."""
+    (pydantic's own) stays in English, as the loader wrote it."""
     if negotiated_language() == "en" or error.code is None:
         return error.message
-    return format_problem(CONTENT_PROBLEMS_ZH[error.code], error.params, "（实际是 {got}）", "空值")
+    chinese = (
+        DRILL_PARAMS_PROBLEMS_ZH if isinstance(error.code, ParamsProblem) else CONTENT_PROBLEMS_ZH
+    )
+    return format_problem(chinese[error.code], error.params, "（实际是 {got}）", "空值")
 
 
 def selftest_problem(problem: Problem) -> str:

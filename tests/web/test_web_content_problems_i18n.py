@@ -14,8 +14,14 @@ from click.testing import CliRunner
 
 from quizsvc import cli
 from quizsvc.bank import CONTENT_MESSAGES, ContentProblem
+from quizsvc.drills import PARAMS_MESSAGES, ParamsProblem
 from quizsvc.selftest import FINDING_MESSAGES, CheckName, Finding
-from quizsvc.web.i18n import CONTENT_PROBLEMS_ZH, SELFTEST_CHECKS_ZH, SELFTEST_FINDINGS_ZH
+from quizsvc.web.i18n import (
+    CONTENT_PROBLEMS_ZH,
+    DRILL_PARAMS_PROBLEMS_ZH,
+    SELFTEST_CHECKS_ZH,
+    SELFTEST_FINDINGS_ZH,
+)
 
 CHAPTER = "transformer-by-hand"
 QUESTIONS = f"{CHAPTER}/questions.yaml"
@@ -31,8 +37,9 @@ def fields(template: str) -> set[str]:
     [
         (ContentProblem, CONTENT_MESSAGES, CONTENT_PROBLEMS_ZH),
         (Finding, FINDING_MESSAGES, SELFTEST_FINDINGS_ZH),
+        (ParamsProblem, PARAMS_MESSAGES, DRILL_PARAMS_PROBLEMS_ZH),
     ],
-    ids=["content", "selftest"],
+    ids=["content", "selftest", "drill params"],
 )
 def test_every_code_has_an_english_and_a_chinese_text_with_the_same_parameters(
     codes, english, chinese
@@ -203,25 +210,77 @@ def test_the_cli_still_prints_the_english_messages(broken_content, content_dir):
     assert not re.search(r"[\u4e00-\u9fff]", result.output)
 
 
-def test_a_message_without_a_translation_is_shown_in_english(app, browser_for, content_dir):
-    # a drill kind's own rule on its params: its message is the drill's, in English only
+def test_a_drill_kinds_own_rules_on_its_params_are_in_the_pages_language(
+    app, browser_for, content_dir
+):
+    broken = {  # kind: (params, the question's index in the file, the field refused)
+        "embedding_positional": ("{d_model: 3}", 0, "d_model"),
+        "score_row": ("{position: 5}", 2, "position"),
+        "masked_row": ("{position: 2}", 4, "position"),
+        "multi_head": ("{n_heads: 3}", 6, "n_heads"),
+        "teacher_forcing_loss": ("{position: 1}", 10, "position"),
+        "greedy_next_token": ("{vocab_size: 5, generated: 3}", 11, "generated"),
+    }
     path = content_dir / DRILLS
     text = path.read_text(encoding="utf-8")
-    score_row = text.index("    kind: score_row\n")
-    params = text.index("    params: {}\n", score_row)
-    text = text[:params] + "    params: {position: 5}\n" + text[params + len("    params: {}\n") :]
+    for kind, (params, _, _) in broken.items():
+        at = text.index("    params: {}\n", text.index(f"    kind: {kind}\n"))
+        text = text[:at] + f"    params: {params}\n" + text[at + len("    params: {}\n") :]
     path.write_text(text, encoding="utf-8")
-    drills = text.splitlines()
-    ines = browser_for("ines")
-    ines.post("/lang/zh")
-    rows = error_rows(ines.post("/instructor/content/reload").text)
-    assert rows == {
-        (
+    lines = text.splitlines()
+    where = {
+        kind: (
             DRILLS,
-            str(line_of(drills, "    params: {position: 5}")),
-            "questions[2].params.position",
-        ): ("position must be less than n = 3 (got 5)")
+            str(line_of(lines, f"    params: {params}")),
+            f"questions[{index}].params.{field}",
+        )
+        for kind, (params, index, field) in broken.items()
     }
+    ines = browser_for("ines")
+    pages = {}
+    for lang in ("zh", "en"):
+        ines.post(f"/lang/{lang}")
+        reload = ines.post("/instructor/content/reload")
+        assert reload.status_code == 422
+        pages[lang] = error_rows(reload.text)
+
+    # n = 3 tokens, d_model = 4, target_length = 3 and reduction: mean are the defaults
+    assert pages["zh"] == {
+        where["embedding_positional"]: "d_model 必须是偶数（2、4 或 6）（实际是 3）",
+        where["score_row"]: "position 必须小于 n = 3（实际是 5）",
+        where[
+            "masked_row"
+        ]: "position 必须小于 n - 1 = 2：最后一行没有可以遮住的未来位置（实际是 2）",
+        where["multi_head"]: "d_model = 4 必须能被 n_heads 整除（实际是 3）",
+        where["teacher_forcing_loss"]: (
+            "position 只与 reduction: position 一起使用，不能与 mean 一起使用（实际是 1）"
+        ),
+        where["greedy_next_token"]: (
+            "generated 最大为 vocab_size - 3 = 2："
+            "已生成的词（I、love、you）必须在词表里（实际是 3）"
+        ),
+    }
+    assert pages["en"] == {
+        where["embedding_positional"]: "d_model must be even (2, 4 or 6) (got 3)",
+        where["score_row"]: "position must be less than n = 3 (got 5)",
+        where["masked_row"]: (
+            "position must be less than n - 1 = 2: the last row has no future position to mask"
+            " (got 2)"
+        ),
+        where["multi_head"]: "d_model = 4 must be divisible by n_heads (got 3)",
+        where["teacher_forcing_loss"]: (
+            "position is only used with reduction: position, not mean (got 1)"
+        ),
+        where["greedy_next_token"]: (
+            "generated must be at most vocab_size - 3 = 2: the words generated so far"
+            " (I, love, you) must be in the vocabulary (got 3)"
+        ),
+    }
+    # the CLI prints the English, word for word
+    result = CliRunner().invoke(cli.main, ["content", "validate", str(content_dir)])
+    assert result.exit_code == 1
+    for (file, line, field_path), message in pages["en"].items():
+        assert f"{file}:{line}: {field_path}: {message}" in result.output
 
 
 def test_the_self_tests_findings_are_in_the_pages_language(app, browser_for, content_dir):
