@@ -94,12 +94,27 @@ def worked_example() -> WorkedExample:
     )
 
 
+# How the chapter and the worked example's tables name the rows and columns: tokens by
+# themselves (the chapter's 位置1 "爱", Q₁("爱"), K₁("爱")), dimensions d0-d3 from 0 as the
+# chapter's "维度 0-1" and the drills count them.
+TOKENS = tuple(VOCAB[i] for i in INPUT_IDS)
+DIMENSIONS = tuple(f"d{i}" for i in range(E.shape[1]))
+ROW_SUM = "Σ"  # Σ e^score, printed as a column of its own right of e^score
+
+
 @dataclass(frozen=True)
 class Printed:
     section: str
     label: str
     values: Array
     decimals: int
+    rows: tuple[str, ...]  # the labels of the rows
+    columns: tuple[str, ...]  # of the columns; one label for a column of row sums
+
+    def place(self, index: tuple[int, ...]) -> tuple[str, str]:
+        """The labels of the row and the column of ``values[index]``."""
+        row, *column = index
+        return self.rows[row], self.columns[column[0] if column else 0]
 
 
 PRINTED: dict[str, Printed] = {
@@ -108,55 +123,73 @@ PRINTED: dict[str, Printed] = {
         "PE",
         np.array([[0.00, 1.00, 0.00, 1.00], [0.84, 0.54, 0.01, 1.00], [0.91, -0.42, 0.02, 1.00]]),
         2,
+        TOKENS,
+        DIMENSIONS,
     ),
     "x_prime": Printed(
         "2",
         "X' = X + PE",
         np.array([[1.00, 1.00, 1.00, 1.00], [0.84, 1.54, 0.01, 2.00], [1.91, 0.58, 0.02, 1.00]]),
         2,
+        TOKENS,
+        DIMENSIONS,
     ),
     "q": Printed(
         "3.2",
         "Q = X' W_q",
         np.array([[1.00, 1.00, 1.00, 1.00], [1.43, 1.77, 0.43, 1.77], [1.47, 0.79, 0.97, 0.79]]),
         2,
+        TOKENS,
+        DIMENSIONS,
     ),
     "k": Printed(
         "3.3",
         "K = X' W_k",
         np.array([[1.00, 1.00, 1.00, 1.00], [1.43, 0.84, 1.43, 0.84], [0.79, 1.47, 0.79, 1.47]]),
         2,
+        TOKENS,
+        DIMENSIONS,
     ),
     "v": Printed(
         "3.4",
         "V = X' W_v",
         np.array([[1.00, 1.00, 1.00, 1.00], [0.84, 1.54, 0.01, 2.00], [1.91, 0.58, 0.02, 1.00]]),
         2,
+        TOKENS,
+        DIMENSIONS,
     ),
     "raw_scores": Printed(
         "4.1",
         "Q Kᵀ",
         np.array([[4.00, 3.54, 4.52], [5.40, 5.78, 6.94], [4.02, 4.56, 5.18]]),
         2,
+        TOKENS,
+        TOKENS,
     ),
     "scores": Printed(
         "4.2",
         "Q Kᵀ / √d_k",
         np.array([[2.00, 1.77, 2.26], [2.70, 2.89, 3.47], [2.01, 2.28, 2.59]]),
         2,
+        TOKENS,
+        TOKENS,
     ),
     "exp_scores": Printed(
         "4.3",
         "e^score",
         np.array([[7.39, 5.87, 9.58], [14.88, 17.99, 32.14], [7.46, 9.78, 13.33]]),
         2,
+        TOKENS,
+        TOKENS,
     ),
-    "exp_sums": Printed("4.3", "Σ e^score", np.array([22.84, 65.01, 30.57]), 2),
+    "exp_sums": Printed("4.3", "Σ e^score", np.array([22.84, 65.01, 30.57]), 2, TOKENS, (ROW_SUM,)),
     "weights": Printed(
         "4.3",
         "A = softmax(scores)",
         np.array([[0.324, 0.257, 0.419], [0.229, 0.277, 0.494], [0.244, 0.320, 0.436]]),
         3,
+        TOKENS,
+        TOKENS,
     ),
     "weighted_values_row0": Printed(
         "4.4",
@@ -169,6 +202,8 @@ PRINTED: dict[str, Printed] = {
             ]
         ),
         3,
+        TOKENS,
+        DIMENSIONS,
     ),
     "output": Printed(
         "4.4",
@@ -181,12 +216,16 @@ PRINTED: dict[str, Printed] = {
             ]
         ),
         3,
+        TOKENS,
+        DIMENSIONS,
     ),
     "masked_weights": Printed(
         "7.1",
         "weights after masking",
         np.array([[1.000, 0.000, 0.000], [0.471, 0.529, 0.000], [0.169, 0.264, 0.567]]),
         3,
+        DECODER_TOKENS,
+        DECODER_TOKENS,
     ),
 }
 
@@ -247,6 +286,7 @@ class Erratum:
     section: str
     label: str
     index: tuple[int, ...]
+    place: tuple[str, str]  # the labels of its row and its column
     printed: float
     true: float
     decimals: int
@@ -269,6 +309,7 @@ def errata() -> list[Erratum]:
                         printed.section,
                         printed.label,
                         index,
+                        printed.place(index),
                         float(value),
                         float(true[name][index]),
                         printed.decimals,
@@ -307,29 +348,33 @@ def errata_markdown() -> str:
         "W_v; for 7.1 the given weights before masking). A number is listed when it is more than",
         "half a unit in its last printed digit away from the true value *and* from what a correct",
         "hand calculation gets when it carries every earlier step at the chapter's printed",
-        "precision. Indices are 0-based `[row, column]`.",
+        "precision. Each number is named by its row and column as the chapter and the worked",
+        "example's tables label them: rows by token (我 爱 你; <s> I love in 7.1), columns by",
+        "token or by dimension, d0 to d3 (counted from 0, as the chapter counts positions and",
+        'dimensions: 位置0 "我", 维度 0-1), and Σ for the row sums of e^score.',
         "",
-        "Two kinds of error. Section 3 prints wrong numbers: the first column of Q (rows 1 and 2)",
-        "and rows 1 and 2 of K (for example Q₁ = X'₁ W_q = [0.43, 1.77, 0.43, 1.77], since",
-        "columns 0 and 2 of Q both equal (x₀ + x₂) / 2), and section 4 inherits them. Section 4",
-        "also has arithmetic slips of its own, numbers that do not follow even from the chapter's",
-        "own printed inputs (Q Kᵀ from its Q and K, Output from its A and V):",
+        "Two kinds of error. Section 3 prints wrong numbers: column d0 of Q in rows 爱 and 你,",
+        "and rows 爱 and 你 of K (for example, for 爱, Q₁ = X'₁ W_q = [0.43, 1.77, 0.43, 1.77],",
+        "since columns d0 and d2 of Q both equal (x₀ + x₂) / 2), and section 4 inherits them.",
+        "Section 4 also has arithmetic slips of its own, numbers that do not follow even from the",
+        "chapter's own printed inputs (Q Kᵀ from its Q and K, Output from its A and V):",
         "",
         *(
-            f"- {PRINTED[name].label} [{', '.join(map(str, index))}]: printed {printed:g}, "
+            f"- {PRINTED[name].label}, row {row}, column {column}: printed {printed:g}, "
             f"its own inputs give {recomputed:.{PRINTED[name].decimals}f}"
             for name, index, printed, recomputed in own_slips()
+            for row, column in [PRINTED[name].place(index)]
         ),
         "",
         f"{len(rows)} numbers disagree.",
         "",
-        "| section | quantity | index | chapter | true |",
-        "|---|---|---|---|---|",
+        "| section | quantity | row | column | chapter | true |",
+        "|---|---|---|---|---|---|",
     ]
     for e in rows:
-        index = ", ".join(str(i) for i in e.index)
+        row, column = e.place
         true = f"{e.true:.{e.decimals + 2}f}"
         lines.append(
-            f"| {e.section} | {e.label} | [{index}] | {e.printed:.{e.decimals}f} | {true} |"
+            f"| {e.section} | {e.label} | {row} | {column} | {e.printed:.{e.decimals}f} | {true} |"
         )
     return "\n".join(lines) + "\n"

@@ -10,9 +10,10 @@ import numpy as np
 
 from engine.chapter import (
     DECODER_TOKENS,
-    INPUT_IDS,
+    DIMENSIONS,
+    ROW_SUM,
+    TOKENS,
     UNMASKED_WEIGHTS,
-    VOCAB,
     W_K,
     W_Q,
     W_V,
@@ -84,8 +85,8 @@ def _both(text: str) -> Localized:
 def worked_example_sections() -> list[Section]:
     """The chapter's sections 1-4 and 7.1 in order, each matrix recomputed by the engine."""
     ex = worked_example()
-    tokens = [VOCAB[i] for i in INPUT_IDS]
-    dims = [f"d{i}" for i in range(ex.x.shape[1])]  # as the drills label dimensions
+    tokens = list(TOKENS)
+    dims = list(DIMENSIONS)  # as the drills label dimensions
     decoder = list(DECODER_TOKENS)
     return [
         Section(
@@ -130,7 +131,7 @@ def worked_example_sections() -> list[Section]:
                     {"zh": "e^score（最右列为行和 Σ）", "en": "e^score (row sums Σ on the right)"},
                     np.c_[ex.exp_scores, ex.exp_sums],
                     tokens,
-                    [*tokens, "Σ"],
+                    [*tokens, ROW_SUM],
                     ("exp_scores", "exp_sums"),
                 ),
                 Matrix(
@@ -147,12 +148,12 @@ def worked_example_sections() -> list[Section]:
             "4.4",
             {"zh": "加权求和：输出 = A V", "en": "Weighted sum: Output = A V"},
             (
-                # The chapter writes out row 0 term by term, one row per value vector V_j;
-                # its misprints there are listed under this table.
+                # The chapter writes out Output₀, 我's row, term by term, one row per value
+                # vector V_j; its misprints there are listed under this table.
                 Matrix(
                     {
-                        "zh": "A[0, j] · V_j（输出第 0 行的各项，每行一个 j）",
-                        "en": "A[0, j] · V_j (the terms of output row 0, one row per j)",
+                        "zh": "A[0, j] · V_j（“我”的输出 Output₀ 的各项，每行一个 V_j）",
+                        "en": "A[0, j] · V_j (the terms of 我's output Output₀, one row per V_j)",
                     },
                     ex.weighted_values[0],
                     tokens,

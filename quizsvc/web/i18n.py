@@ -38,8 +38,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "listed under its matrix.",
     },
     "chapter_misprint": {
-        "zh": "{label} [{index}]：本章印为 {printed}，真实值 {true}",
-        "en": "{label} [{index}]: the chapter prints {printed}, the true value is {true}",
+        "zh": "{label} 的“{row}”行、“{column}”列：本章印为 {printed}，真实值 {true}",
+        "en": "{label}, row {row}, column {column}: the chapter prints {printed},"
+        " the true value is {true}",
     },
     "nav_progress": {"zh": "学习进度", "en": "Progress"},
     "nav_logout": {"zh": "退出", "en": "Log out"},
