@@ -297,6 +297,10 @@ def account_problem(exc: store.StoreError, password_field: str = "password") -> 
             return translate("account_name_taken", name=name)
         case store.InvalidUser() if not USER_NAME_PATTERN.fullmatch(name):
             return translate("account_name_invalid", name=name)
+        case store.InvalidUser() if "\x00" in request.form.get("display_name", ""):
+            # the one unstorable character a form can send (it arrives as UTF-8, which has
+            # no lone surrogates)
+            return translate("account_display_name_nul")
         case store.InvalidUser() if (
             len(request.form.get("display_name", "").strip()) > MAX_DISPLAY_NAME_LENGTH
         ):

@@ -157,6 +157,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "显示名最多 {max} 个字符。",
         "en": "The display name must have 1 to {max} characters.",
     },
+    "account_display_name_nul": {
+        "zh": "显示名里有 NUL 字符（\\u0000），无法保存。",
+        "en": "The display name contains a NUL character (\\u0000).",
+    },
     "account_password_empty": {"zh": "密码不能为空。", "en": "The password is empty."},
     "account_password_only_spaces": {
         "zh": "密码不能只有空格。",

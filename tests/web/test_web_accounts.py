@@ -161,6 +161,11 @@ def refusal(response) -> str:
             "显示名最多 200 个字符。",
             "The display name must have 1 to 200 characters.",
         ),
+        (  # PostgreSQL stores no NUL
+            {"display_name": "Eve\x00"},
+            "显示名里有 NUL 字符（\\u0000），无法保存。",
+            "The display name contains a NUL character (\\u0000).",
+        ),
     ],
 )
 def test_a_refused_new_account_says_why_in_the_page_language(browser_for, sessions, form, zh, en):
