@@ -944,8 +944,16 @@ def test_a_students_page_shows_mastery_per_skill_and_recent_history(app, browser
         "Recent scores, oldest first (0 to 100 %)",
     ]
     history = section(page.text, '<ul class="history" id="history">', "</ul>")
-    assert "why-multi-head (quiz) — awaiting review" in history
-    assert "drill-softmax-row (drill) — 100%" in history
+    # the bank's ids, and what kind of question each is in the page's language
+    assert "why-multi-head (Chapter quiz) — awaiting review" in history
+    assert "drill-softmax-row (Drill) — 100%" in history
+    ines.post("/lang/zh")
+    history = section(
+        ines.get(f"/instructor/students/{alice}").text, '<ul class="history" id="history">', "</ul>"
+    )
+    assert "why-multi-head (章节测试) — 待评阅" in history
+    assert "drill-softmax-row (练习) — 100%" in history
+    ines.post("/lang/en")
     # bob has done nothing yet
     bob = ines.get(f"/instructor/students/{user_id(sessions, 'bob')}")
     assert bob.status_code == 200
