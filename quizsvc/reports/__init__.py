@@ -26,6 +26,7 @@ from quizsvc.reports.events import (
 )
 from quizsvc.reports.formats import UTF8_BOM
 from quizsvc.reports.gradebook import (
+    MASTERY_PREFIX,
     GradebookRow,
     chapter_questions,
     drill_questions,
@@ -48,6 +49,7 @@ from quizsvc.reports.student import (
 
 __all__ = [
     "EVENT_COLUMNS",
+    "MASTERY_PREFIX",
     "UTF8_BOM",
     "ChapterAnswerLine",
     "DrillHistoryLine",

@@ -773,6 +773,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "written. CSV files are UTF-8 with a byte order mark, so spreadsheets open them "
         "as they are.",
     },
+    "instructor_columns": {"zh": "下载文件各列的含义", "en": "What the downloads' columns hold"},
+    "instructor_columns_help": {
+        "zh": "文件里的得分、掌握度和总分都是 0 到 1 的小数：0.75 就是页面上的 75%。"
+        "时间为 UTC 的 ISO 8601 格式，以 Z 结尾"
+        "（如 2026-11-30T09:00:00Z；北京时间是 UTC 加 8 小时）。"
+        "空单元格表示没有值。CSV 里电子表格会当作公式执行的文字，前面加了一个单引号。",
+        "en": "Scores, mastery and totals in the files are fractions from 0 to 1: 0.75 is "
+        "the 75% these pages show. Times are ISO 8601 in UTC, ending in Z "
+        "(2026-11-30T09:00:00Z). An empty cell holds no value. In the CSV files, text a "
+        "spreadsheet would run as a formula starts with an apostrophe.",
+    },
     "instructor_gradebook_csv": {"zh": "成绩册（CSV）", "en": "Gradebook (CSV)"},
     "instructor_gradebook_help": {
         "zh": "每个学生一行：各题得分、各技能掌握度、总分、最近活动",
@@ -828,6 +839,94 @@ MESSAGES: dict[str, dict[str, str]] = {
 
 # The skills the drills train and the chapter's questions are tagged with (`tags:` in the
 # content, `DrillKind.skill`): what a learner reads instead of the tag.
+# What each column of the downloads holds, for the reports page: a spreadsheet shows only the
+# headers, and the files write scores as fractions where every page shows percentages.
+# "<question>" and "mastery:<skill>" stand for the gradebook's columns of those names.
+GRADEBOOK_COLUMNS: dict[str, dict[str, str]] = {
+    "student_id": {"zh": "学生的用户编号", "en": "the student's user id"},
+    "name": {"zh": "登录名", "en": "the login name"},
+    "display_name": {"zh": "显示名", "en": "the display name"},
+    "<question>": {
+        "zh": "每道章节题一列，列名是题目 ID：最近一次作答的得分（0 到 1，乘以该题分值即得分数）；"
+        "未作答、或开放题还在等评阅时为空",
+        "en": "one column per chapter question, headed by its id: the score of the latest "
+        "answer (0 to 1; times the question's points for points); empty if unanswered or "
+        "while an open answer awaits review",
+    },
+    "mastery:<skill>": {
+        "zh": "每个练习技能一列：掌握度（0 到 1，即进度页上的百分比）；从未评过分时为空",
+        "en": "one column per drill skill: the mastery (0 to 1, the percentage the progress "
+        "pages show); empty if never graded on the skill",
+    },
+    "total": {
+        "zh": "章节总分：按分值加权的平均得分 Σ(分值×得分)/Σ分值（0 到 1），"
+        "未作答和待评阅的题按 0 计，练习不计入；一道章节题都没答时为空",
+        "en": "the chapter total: the points-weighted mean score, Σ(points × score) / "
+        "Σ points (0 to 1), unanswered questions and answers awaiting review counting 0, "
+        "drills not counted; empty if no chapter question is answered",
+    },
+    "last_activity": {
+        "zh": "最近一次提交练习或作答的时间（UTC）；从未活动时为空",
+        "en": "when the student last submitted a drill or answered a question (UTC); empty "
+        "if never",
+    },
+}
+EVENT_COLUMNS_HELP: dict[str, dict[str, str]] = {
+    "event": {
+        "zh": "drill（一次练习提交）或 quiz（一次章节题作答）",
+        "en": "drill (a drill submission) or quiz (an answer to a chapter question)",
+    },
+    "event_id": {
+        "zh": "这次提交或作答的编号",
+        "en": "the submission's or the answer's id",
+    },
+    "student_id": {"zh": "学生的用户编号", "en": "the student's user id"},
+    "student_name": {"zh": "学生的登录名", "en": "the student's login name"},
+    "question_id": {"zh": "题目 ID", "en": "the question's id"},
+    "kind": {
+        "zh": "练习的类型，或章节题的题型（题库里已没有这道题时为空）",
+        "en": "the drill's kind, or the chapter question's type (empty if the question is "
+        "no longer in the bank)",
+    },
+    "skill": {"zh": "所练的技能", "en": "the skill it trains"},
+    "seed": {
+        "zh": "练习题目的随机种子（可在“预览”里重现这道题）；章节题为空",
+        "en": "the drill variant's seed (Preview shows that variant again); empty for a "
+        "chapter question",
+    },
+    "params": {
+        "zh": "练习的参数（JSON）；章节题为空",
+        "en": "the drill's parameters (JSON); empty for a chapter question",
+    },
+    "answer": {
+        "zh": "学生提交的文字；选择题为所选选项，以逗号分隔",
+        "en": "what the student wrote; for a choice question the chosen choices, separated "
+        "by commas",
+    },
+    "cells": {
+        "zh": "练习每个格子的评分结果（JSON）；章节题为空",
+        "en": "the drill's result per cell (JSON); empty for a chapter question",
+    },
+    "raw_score": {
+        "zh": "扣除重试罚分前的得分（0 到 1）；章节题为空",
+        "en": "the score before the attempts penalty (0 to 1); empty for a chapter question",
+    },
+    "penalty": {
+        "zh": "重试罚分扣掉的部分（0 到 1）；章节题为空",
+        "en": "what the attempts penalty took off (0 to 1); empty for a chapter question",
+    },
+    "score": {
+        "zh": "得分（0 到 1，练习为扣除罚分后）；开放题等评阅时为空",
+        "en": "the score (0 to 1; a drill's after the penalty); empty while an open answer "
+        "awaits review",
+    },
+    "attempt": {
+        "zh": "对同一道练习题目或同一道章节题的第几次尝试",
+        "en": "the attempt at this drill variant or at this chapter question",
+    },
+    "at": {"zh": "提交或作答的时间（UTC）", "en": "when it was submitted or answered (UTC)"},
+}
+
 SKILL_NAMES: dict[str, dict[str, str]] = {
     "embedding": {"zh": "词嵌入（Embedding）", "en": "Embedding lookup"},
     "positional_encoding": {"zh": "位置编码", "en": "Positional encoding"},

@@ -54,6 +54,8 @@ from quizsvc.web.auth import account_problem, create_account, instructor_require
 from quizsvc.web.context import bank, db, load_content, state
 from quizsvc.web.drills import cell_names, drill_rules, step_tables
 from quizsvc.web.i18n import (
+    EVENT_COLUMNS_HELP,
+    GRADEBOOK_COLUMNS,
     localized_variant,
     negotiated_language,
     question_title,
@@ -792,7 +794,26 @@ def reports_page():
         "instructor/reports.html",
         bank=live,
         items=reports.item_statistics(db(), live),
+        gradebook_columns=_gradebook_columns(live, negotiated_language()),
+        event_columns=[
+            (name, EVENT_COLUMNS_HELP[name][negotiated_language()])
+            for name in reports.EVENT_COLUMNS
+        ],
     )
+
+
+def _gradebook_columns(live: Bank, lang: str) -> list[tuple[str, str]]:
+    """(the headers, what they hold) for the gradebook's columns; a group of columns (one
+    per chapter question, one per drill skill) is listed by its actual headers."""
+    groups = {
+        "<question>": [question.id for question in reports.chapter_questions(live)],
+        "mastery:<skill>": [reports.MASTERY_PREFIX + skill for skill in reports.drill_skills(live)],
+    }
+    return [
+        (", ".join(groups.get(name, [name])), texts[lang])
+        for name, texts in GRADEBOOK_COLUMNS.items()
+        if groups.get(name, [name])
+    ]
 
 
 def _download(

@@ -142,6 +142,45 @@ def test_the_reports_page_links_the_downloads_and_shows_item_statistics(app, bro
     assert '<td class="discrimination">—</td>' in qkv
 
 
+def column_notes(page: str, list_id: str) -> dict[str, str]:
+    """A definition list of the reports page: each header it names -> what it says."""
+    block = re.search(rf'<dl id="{list_id}">(.*?)</dl>', page, re.DOTALL).group(1)
+    notes = {}
+    for headers, meaning in re.findall(
+        r"<dt><code>([^<]*)</code></dt><dd>([^<]*)</dd>", block, re.DOTALL
+    ):
+        for header in headers.split(", "):
+            notes[header] = meaning
+    return notes
+
+
+def test_the_reports_page_says_what_every_column_of_the_downloads_holds(browser_for):
+    """A spreadsheet shows only the headers, and the files write 0.75 where the pages show
+    75 %: the page that offers the files says what each of their columns holds."""
+    ines = browser_for("ines")
+    gradebook = download(ines, "/instructor/reports/gradebook.csv").get_data()[3:].decode()
+    gradebook_header = next(csv.reader(io.StringIO(gradebook)))
+    events = download(ines, "/instructor/reports/events.csv").get_data()[3:].decode()
+    events_header = next(csv.reader(io.StringIO(events)))
+    assert events_header == list(EVENT_COLUMNS)
+    meanings = {}
+    for lang, fraction_note in (("zh", "0.75 就是页面上的 75%"), ("en", "0.75 is the 75%")):
+        ines.post(f"/lang/{lang}")
+        page = ines.get("/instructor/reports").text
+        help_text = re.search(r'<details[^>]*id="export-columns">(.*?)</details>', page, re.DOTALL)
+        assert fraction_note in help_text.group(1) and "UTC" in help_text.group(1)
+        gradebook_notes = column_notes(page, "gradebook-columns")
+        event_notes = column_notes(page, "event-columns")
+        assert sorted(gradebook_notes) == sorted(gradebook_header)
+        assert list(event_notes) == events_header
+        meanings[lang] = {**gradebook_notes, **event_notes}
+        assert all(meaning.strip() for meaning in meanings[lang].values())
+    # each column's note is written in the page's language
+    assert all(re.search(r"[\u4e00-\u9fff]", note) for note in meanings["zh"].values())
+    assert not any(re.search(r"[\u4e00-\u9fff]", note) for note in meanings["en"].values())
+    assert "(0 to 1)" in meanings["en"]["total"] and "UTC" in meanings["en"]["at"]
+
+
 def test_the_printable_student_report(app, browser_for, sessions):
     alice_works(app, browser_for, sessions)
     ines = browser_for("ines")
