@@ -190,7 +190,8 @@ def test_the_printable_student_report(app, browser_for, sessions):
     assert f'href="/instructor/students/{alice}/report"' in roster
     page = ines.get(f"/instructor/students/{alice}/report")
     assert page.status_code == 200
-    assert '<span id="chapter-total">31%</span>' in page.text  # 2.5 / 8 points
+    # 2.5 / 8 points = 31.25 %, to one decimal as every page shows a chapter score
+    assert '<span id="chapter-total">31.2%</span>' in page.text
     answers = dict(re.findall(r'<tr data-question="([^"]+)">(.*?)</tr>', page.text, re.DOTALL))
     assert '<td class="score">100%</td>' in answers["qkv-origin"]
     assert '<td class="score">75%</td>' in answers["why-multi-head"]
@@ -250,7 +251,43 @@ def test_the_report_of_a_student_who_answered_nothing_says_not_started(app, brow
     assert '<span id="chapter-total">—</span> <small class="not-started">(未开始)</small>' in page
     # alice, who answered, has her total and no such note
     alice = ines.get(f"/instructor/students/{user_id(sessions, 'alice')}/report").text
-    assert '<span id="chapter-total">31%</span></h2>' in alice
+    assert '<span id="chapter-total">31.2%</span></h2>' in alice
+
+
+def test_a_review_score_reads_the_same_on_every_page(app, browser_for, sessions):
+    """An instructor gives 1.25 of 2 points (62.5 %): the review page, the student's page,
+    the printed report and the learner's own pages all say 62.5 %, not 62 % on some of them
+    (a whole percent, rounded half to even, turned 62.5 into 62 and 37.5 into 38)."""
+    alice = browser_for("alice")
+    alice.post("/lang/en")
+    alice.get(CHAPTER_URL)
+    text = "Each head learns its own pattern."
+    assert alice.post(f"{CHAPTER_URL}/questions/why-multi-head", {"text": text}).status_code == 302
+    with sessions() as session:
+        [waiting] = store.answers_awaiting_review(session)
+    ines = browser_for("ines")
+    ines.post("/lang/en")
+    ines.get("/instructor/reviews")
+    saved = ines.post(f"/instructor/reviews/{waiting.answer_id}", {"score": "1.25/2"})
+    assert saved.status_code == 302
+    learner = user_id(sessions, "alice")
+
+    review = ines.get(f"/instructor/reviews/{waiting.answer_id}").text
+    assert re.search(r"<li data-review=\"\d+\">[^<]*: 62.5%</li>", review)
+    student = ines.get(f"/instructor/students/{learner}").text
+    open_answer = re.search(r'<tr data-answer="\d+">(.*?)</tr>', student, re.DOTALL).group(1)
+    assert "<td>62.5%</td>" in open_answer
+    assert re.search(r"why-multi-head \(quiz\) — 62.5%</li>", student)
+    report = ines.get(f"/instructor/students/{learner}/report").text
+    answers = dict(re.findall(r'<tr data-question="([^"]+)">(.*?)</tr>', report, re.DOTALL))
+    assert '<td class="score">62.5%</td>' in answers["why-multi-head"]
+    # 1.25 of the chapter's 8 points: 15.625 %, to one decimal
+    assert '<span id="chapter-total">15.6%</span>' in report
+
+    chapter = alice.get(CHAPTER_URL).text
+    assert re.search(r'<p class="reviewed">Instructor[^<]*score: 62.5%</p>', chapter)
+    progress = alice.get("/progress").text
+    assert re.search(r"\(Chapter quiz\) — 62.5%</li>", progress)
 
 
 def bar_labels(page_html: str) -> list[str]:
