@@ -827,7 +827,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "练习得分（从早到晚，0–100%）",
         "en": "Drill scores, oldest first (0 to 100 %)",
     },
-    "instructor_when": {"zh": "时间", "en": "When"},
+    "instructor_when": {"zh": "时间（UTC）", "en": "When (UTC)"},
     "instructor_attempt": {"zh": "第几次", "en": "Attempt"},
     "instructor_drill_solution_note": {
         "zh": "练习的答案和详细解答属于每次生成的题目，见下方按种子生成的题目。",

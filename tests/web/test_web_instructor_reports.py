@@ -207,6 +207,13 @@ def test_the_printable_student_report(app, browser_for, sessions):
     assert "<script" not in page.text  # nothing to run: prints as served
     assert 'class="no-print help"' in page.text
     assert 'id="history-cut"' not in page.text  # one submission, all of it shown
+    # every time on the report says its zone, once
+    meta = re.search(r'<p class="meta">(.*?)</p>', page.text, re.DOTALL).group(1)
+    assert re.search(r"Last activity \(UTC\): \d{4}-\d\d-\d\d \d\d:\d\d$", meta.strip())
+    history = re.search(
+        r'<table class="progress" id="drill-history">(.*?)</table>', page.text, re.S
+    )
+    assert "<th>When (UTC)</th>" in history.group(1)
 
     css = ines.get("/static/style.css").text
     print_css = css[css.index("@media print") :]
