@@ -1,13 +1,15 @@
-// What is typed into an answer form is kept in this tab (sessionStorage) until the answer is
-// sent and taken, and put back when the page opens again: after a reload (a phone's pull to
-// refresh), the back button, the language toggle, or a login that ended before the answer
-// was sent (the login page leads back here). The browser restores none of it on these
+// What is typed into an answer form (or an instructor's review form) is kept in this tab
+// (sessionStorage) until the answer is sent and taken, and put back when the page opens
+// again: after a reload (a phone's pull to refresh), the back button, the language toggle, a
+// login that ended before the answer was sent (the login page leads back here), or, in the
+// review queue, another answer's review sent first. The browser restores none of it on these
 // pages (no-store; the grid's cells are also autocomplete=off, so that no suggestions pop up
 // over the grid).
 //
 // A form's data-draft is its key within the page's data-draft-scope (a drill variant and
 // its attempts left, so a graded attempt's page never shows an older draft; a chapter and
-// its question). A draft of the scope whose form the page no longer has (answered, graded)
+// its question; the review queue, or one answer's page, and the answer with the latest
+// review the form was opened after). A draft of the scope whose form the page no longer has (answered, graded)
 // is dropped, and logging out drops every draft, as the session keeps nothing of a user
 // after it.
 (function () {
