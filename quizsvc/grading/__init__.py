@@ -21,7 +21,7 @@ from quizsvc.grading.open_answer import (
     RubricSuggestion,
     suggest_open_score,
 )
-from quizsvc.grading.parse import MAX_ANSWER_CHARS, parse_answer
+from quizsvc.grading.parse import MAX_ANSWER_CHARS, normalise_typed_number, parse_answer
 
 __all__ = [
     "MAX_ANSWER_CHARS",
@@ -39,6 +39,7 @@ __all__ = [
     "grade_multiple_choice",
     "grade_numeric",
     "grade_single_choice",
+    "normalise_typed_number",
     "parse_answer",
     "score_after_attempts",
     "suggest_open_score",

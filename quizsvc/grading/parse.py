@@ -107,6 +107,13 @@ _NAN_RE = re.compile(r"[+-]?nan", re.IGNORECASE)
 _ONE_BRACKET_PER_ROW_HINT = "write a matrix as [[1, 2], [3, 4]]"
 
 
+def normalise_typed_number(text: str) -> str:
+    """``text`` with what an input method or a word processor types for ASCII put back:
+    full-width characters ("７５％", "１．５／２"), the ideographic space, dashes for "-",
+    "、" for ",", "。" between two digits for "."; invisible characters removed."""
+    return _CHINESE_DECIMAL_POINT.sub(".", text.translate(_NORMALISE_CHARACTERS))
+
+
 def parse_answer(text: str) -> np.ndarray:
     """Return the answer as a 2-D float64 array: a scalar is (1, 1), one row is (1, n).
 
@@ -123,7 +130,7 @@ def parse_answer(text: str) -> np.ndarray:
             max=MAX_ANSWER_CHARS,
         )
     _reject_control_characters(text)
-    normalised = _CHINESE_DECIMAL_POINT.sub(".", text.translate(_NORMALISE_CHARACTERS))
+    normalised = normalise_typed_number(text)
     if not normalised.strip():
         raise AnswerRejected("answer is empty", Rejection.EMPTY)
     normalised = _powers_of_ten_joined(_without_array_wrapper(normalised))

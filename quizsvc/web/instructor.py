@@ -47,7 +47,7 @@ from quizsvc.bank import (
     render_markdown,
     solution_view,
 )
-from quizsvc.grading import RubricSuggestion, suggest_open_score
+from quizsvc.grading import RubricSuggestion, normalise_typed_number, suggest_open_score
 from quizsvc.selftest import run_selftest
 from quizsvc.store import reports_queries
 from quizsvc.web.auth import account_problem, create_account, instructor_required
@@ -403,9 +403,10 @@ def parse_score(raw: str | None) -> float:
     A number is a percentage ("75", "75 %"); "a/b" is a points out of b ("1.5/2"). A
     decimal comma is accepted. A bare number above 0 and at most 1 is refused as
     ambiguous: "0.75" or "1" is far more likely meant as a fraction than as 0.75 % or 1 %
-    ("1 %" says so).
+    ("1 %" says so). What a Chinese input method types for these characters ("７５％",
+    "１．５／２") reads as their ASCII.
     """
-    text = (raw or "").strip().replace(",", ".")
+    text = normalise_typed_number(raw or "").strip().replace(",", ".")
     shown = (raw or "")[:40]
     if not text:
         raise ReviewInputError(translate("instructor_score_missing"))

@@ -644,6 +644,11 @@ def test_review_flow_from_answer_to_the_students_chapter_page(app, browser_for, 
         ("3/4", 0.75),
         ("1/1", 1.0),  # a question worth one point
         ("0.5/1", 0.5),
+        # typed with a Chinese input method in full-width mode, or with "。" for "."
+        ("７５％", 0.75),
+        ("75％", 0.75),
+        ("１．５／２", 0.75),
+        ("1。5/2", 0.75),
     ],
 )
 def test_scores_are_read_as_percentages_or_points(app, typed, score):
