@@ -284,7 +284,7 @@ def test_a_review_score_reads_the_same_on_every_page(app, browser_for, sessions)
     student = ines.get(f"/instructor/students/{learner}").text
     open_answer = re.search(r'<tr data-answer="\d+">(.*?)</tr>', student, re.DOTALL).group(1)
     assert "<td>62.5%</td>" in open_answer
-    assert re.search(r"why-multi-head \(quiz\) — 62.5%</li>", student)
+    assert re.search(r"why-multi-head \(Chapter quiz\) — 62.5%</li>", student)
     report = ines.get(f"/instructor/students/{learner}/report").text
     answers = dict(re.findall(r'<tr data-question="([^"]+)">(.*?)</tr>', report, re.DOTALL))
     assert '<td class="score">62.5%</td>' in answers["why-multi-head"]
