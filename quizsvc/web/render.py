@@ -25,7 +25,7 @@ def format_number(value: float, decimals: int = 3) -> str:
 def format_percent(score: float) -> str:
     """A score in [0, 1] as a reviewer types it: 75%, 12.5%, 33.3% (one decimal where it
     needs one). Templates have it as the `percent` filter."""
-    return f"{score * 100:.1f}".removesuffix(".0") + "%"
+    return decimal_text(score * 100, 1) + "%"
 
 
 def init_app(app) -> None:

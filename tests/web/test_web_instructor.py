@@ -661,6 +661,7 @@ def test_scores_are_read_as_percentages_or_points(app, typed, score):
     [
         (0.75, "75%"),
         (0.125, "12.5%"),
+        (0.3125, "31.3%"),  # 31.25 %: a half rounds up, as learners round (四舍五入)
         (1 / 3, "33.3%"),
         (0.0, "0%"),
         (1.0, "100%"),
