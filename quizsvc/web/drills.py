@@ -36,7 +36,7 @@ from quizsvc.web.i18n import (
     skill_name,
     translate,
 )
-from quizsvc.web.render import format_number, heatmap_svg, matrix_table
+from quizsvc.web.render import format_number, format_whole_percent, heatmap_svg, matrix_table
 
 bp = Blueprint("drills", __name__)
 
@@ -91,7 +91,7 @@ def drill_status(standing: store.DrillStanding | None) -> list[str]:
     if standing.finished:
         status.append(translate("drill_finished", count=standing.finished))
     if standing.best is not None:
-        status.append(translate("drill_best_score", score=f"{standing.best:.0%}"))
+        status.append(translate("drill_best_score", score=format_whole_percent(standing.best)))
     return status
 
 
@@ -107,7 +107,9 @@ def _recommended_view(
         **drill,
         "why": translate("recommended_unpractised", skill=skill)
         if recommendation.mastery is None
-        else translate("recommended_weakest", skill=skill, mastery=f"{recommendation.mastery:.0%}"),
+        else translate(
+            "recommended_weakest", skill=skill, mastery=format_whole_percent(recommendation.mastery)
+        ),
     }
 
 
@@ -369,7 +371,7 @@ def drill_rules(variant: Variant, attempts_allowed: int, penalty: float) -> list
     if variant.all_or_nothing and variant.answer.values.size > 1:
         rules.append(translate("all_or_nothing_rule"))
     if attempts_allowed > 1 and penalty > 0:
-        rules.append(translate("retry_penalty", penalty=f"{penalty:.0%}"))
+        rules.append(translate("retry_penalty", penalty=format_whole_percent(penalty)))
     return rules
 
 

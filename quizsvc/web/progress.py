@@ -8,7 +8,12 @@ from flask_login import current_user, login_required
 from quizsvc import reports, store
 from quizsvc.web.context import bank, db
 from quizsvc.web.i18n import skill_name, translate
-from quizsvc.web.render import bar_chart_svg, chart_figure, line_chart_svg
+from quizsvc.web.render import (
+    bar_chart_svg,
+    chart_figure,
+    format_whole_percent,
+    line_chart_svg,
+)
 
 bp = Blueprint("progress", __name__)
 
@@ -61,5 +66,7 @@ def mastery_help() -> str:
     mastery, steps = 0.0, []
     for _ in range(PERFECT_RUN):
         mastery = store.next_mastery(mastery, 1.0)
-        steps.append(f"{mastery:.0%}")
-    return translate("mastery_help", weight=f"{store.MASTERY_WEIGHT:.0%}", series=" → ".join(steps))
+        steps.append(format_whole_percent(mastery))
+    return translate(
+        "mastery_help", weight=format_whole_percent(store.MASTERY_WEIGHT), series=" → ".join(steps)
+    )

@@ -28,8 +28,15 @@ def format_percent(score: float) -> str:
     return decimal_text(score * 100, 1) + "%"
 
 
+def format_whole_percent(score: float) -> str:
+    """A score in [0, 1] as a whole percent, a half rounded up as learners round (1/8 of the
+    cells: 13%). Templates have it as the `whole_percent` filter."""
+    return decimal_text(score * 100, 0) + "%"
+
+
 def init_app(app) -> None:
     app.jinja_env.filters["percent"] = format_percent
+    app.jinja_env.filters["whole_percent"] = format_whole_percent
     app.jinja_env.filters["chinese_lang"] = chinese_lang
 
 
@@ -190,7 +197,7 @@ def line_chart_svg(
     left, pad = 44, 12
     inner_w, inner_h = width - left - pad, height - 2 * pad
     middle = pad + inner_h / 2  # the 50 % gridline
-    alternative = _with_values(label, [f"{min(max(p, 0.0), 1.0):.0%}" for p in points])
+    alternative = _with_values(label, [format_whole_percent(min(max(p, 0.0), 1.0)) for p in points])
     parts = [
         f"<svg class='chart' xmlns='http://www.w3.org/2000/svg' width='{width}' "
         f"height='{height}' viewBox='0 0 {width} {height}' role='img' "
@@ -231,7 +238,7 @@ def bar_chart_svg(bars: Sequence[tuple[str, float]], width: int = 420, label: st
     inner = max(width - label_w - 50, min_track)
     width = label_w + inner + 50
     height = max(len(bars), 1) * row_h + 2 * pad
-    shares = [f"{name} {min(max(value, 0.0), 1.0):.0%}" for name, value in bars]
+    shares = [f"{name} {format_whole_percent(min(max(value, 0.0), 1.0))}" for name, value in bars]
     alternative = _with_values(label, shares, separator="; ")
     parts = [
         f"<svg class='chart' xmlns='http://www.w3.org/2000/svg' width='{width}' "
@@ -248,7 +255,7 @@ def bar_chart_svg(bars: Sequence[tuple[str, float]], width: int = 420, label: st
             f"<rect x='{label_w}' y='{y + 3}' width='{inner * share:.1f}' "
             f"height='{row_h - 6}' fill='#2166ac'/>"
             f"<text x='{label_w + inner + 6}' y='{y + 15}' font-size='{CHART_FONT}'>"
-            f"{share:.0%}</text>"
+            f"{format_whole_percent(share)}</text>"
         )
     parts.append("</svg>")
     return Markup("".join(parts))

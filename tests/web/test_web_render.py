@@ -17,6 +17,7 @@ from quizsvc.web.render import (
     bar_chart_svg,
     chart_figure,
     format_number,
+    format_whole_percent,
     heatmap_svg,
     line_chart_svg,
     matrix_table,
@@ -63,6 +64,28 @@ def children(root: ET.Element, tag: str) -> list[ET.Element]:
 )
 def test_numbers_are_written_without_trailing_zeros_and_with_a_true_minus(value, decimals, text):
     assert format_number(value, decimals) == text
+
+
+@pytest.mark.parametrize(
+    ("score", "shown"),
+    [
+        (0.75, "75%"),
+        (0.125, "13%"),  # 1 of 8 cells: 12.5 %, a half rounded up (Python's :.0% gives 12%)
+        (0.625, "63%"),
+        (0.375, "38%"),
+        (1 / 3, "33%"),
+        (0.0, "0%"),
+        (1.0, "100%"),
+    ],
+)
+def test_whole_percents_round_a_half_up_as_learners_do(score, shown):
+    assert format_whole_percent(score) == shown
+
+
+def test_a_bar_charts_percentages_round_a_half_up():
+    svg = str(bar_chart_svg([("attention", 0.125)], label="Mastery"))
+    assert ">13%</text>" in svg
+    assert "attention 13%" in svg  # its text alternative says the same
 
 
 # --- matrix table ---------------------------------------------------------------------------
