@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 import numpy as np
 
@@ -36,12 +36,18 @@ ROUNDING_NOISE = 1e-9
 PROSE_DECIMALS = 3
 
 
+_FLOAT_INTEGER_DIGITS = 309  # the largest float, 1.8e308, has 309 digits before the point
+
+
 def decimal_text(value: float, digits: int) -> str:
     """A finite number rounded to ``digits`` decimals as learners round by hand (四舍五入: a
     half goes away from zero, 3.5625 -> 3.563, where Python's format gives 3.562), with no
     trailing zeros and never "-0". The value is rounded as the float it is: 2.675 is
     2.67499999... in binary, so it stays 2.67 here too."""
-    exact = Decimal(float(value)).quantize(Decimal(1).scaleb(-digits), ROUND_HALF_UP)
+    # every digit a float can have before the point (309) and the decimals asked for: the
+    # default context's 28 would refuse to round a learner's 1e30
+    with localcontext(prec=_FLOAT_INTEGER_DIGITS + digits):
+        exact = Decimal(float(value)).quantize(Decimal(1).scaleb(-digits), ROUND_HALF_UP)
     text = f"{exact:f}"
     if "." in text:  # "100" with no decimals keeps its zeros
         text = text.rstrip("0").rstrip(".")

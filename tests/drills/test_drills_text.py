@@ -27,6 +27,9 @@ from quizsvc.drills.text import dot_text, num, row, vector
         (-0.0625, "-0.063"),
         (0.0625 + 1e-12, "0.063"),
         (2.0005 - 1e-12, "2"),
+        # a learner's answer can be any float; its digits are the float's own
+        (1e30, f"{1e30:.0f}"),
+        (-1.7976931348623157e308, f"{-1.7976931348623157e308:.0f}"),
         (math.inf, "∞"),
         (-math.inf, "-∞"),
     ],

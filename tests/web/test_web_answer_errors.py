@@ -426,6 +426,20 @@ def test_numbers_as_a_chinese_input_method_types_them_are_graded(browser_for, se
     assert latest_score(sessions, "alice", variant_id) == 1.0
 
 
+def test_a_huge_number_a_learner_typed_is_shown_back_whole(browser_for, sessions):
+    """Any finite number is an answer (a wrong one here): the graded page shows it back, in
+    full, as the table's cells show every number."""
+    alice = browser_for("alice")
+    variant_id = start(alice, "drill-projection")
+    expected = expected_answer(sessions, "alice", variant_id)
+    form = {f"cell-{r}-{c}": f"{v}" for (r, c), v in np.ndenumerate(expected)}
+    form["cell-0-0"] = "-1e300"
+    assert alice.post(f"/variants/{variant_id}/submissions", form).status_code == 302
+    page = alice.get(f"/variants/{variant_id}")
+    assert page.status_code == 200
+    assert "−" + f"{1e300:.0f}" in page.text
+
+
 def test_a_phone_offers_a_keyboard_with_a_minus_in_every_cell(browser_for):
     """inputmode="decimal" gives an iPhone its decimal pad, digits and a point only: no "-"
     for the negative values most drills have, no "/" or "inf". A cell takes the text

@@ -58,6 +58,7 @@ def children(root: ET.Element, tag: str) -> list[ET.Element]:
         (3.5625, 3, "3.563"),
         (2.675, 2, "2.67"),  # the float 2.675 is a little below 2.675
         (0.123456, 6, "0.123456"),
+        (-1e300, 4, "−" + f"{1e300:.0f}"),  # what a learner may type, shown whole
         (math.inf, 3, "∞"),
         (-math.inf, 3, "−∞"),
     ],
