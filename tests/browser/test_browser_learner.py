@@ -343,6 +343,12 @@ def test_a_chapter_answer_being_written_survives_the_language_toggle_and_a_reloa
     keys = page.evaluate("Object.keys(sessionStorage)")
     assert keys == ["quizsvc-draft:chapter-transformer-by-hand:teacher-forcing-vs-autoregressive"]
 
+    # logging out, from any page, leaves nothing typed for the next user of this tab
+    page.goto(page.url.split("/chapters/")[0] + "/progress")
+    page.locator("header form[action$='/logout'] button").click()
+    page.wait_for_url(re.compile(r"/login$"))
+    assert page.evaluate("Object.keys(sessionStorage)") == []
+
 
 def test_a_rejected_quiz_answer_opens_at_its_question_and_error(page, student):
     login(page, student)
