@@ -53,16 +53,18 @@ def normalize_url(url: str | URL) -> str:
 
     StoreError if ``url`` is not a database URL.
     """
-    return _normalized(_parse_url(url, "the database URL"))
+    return _normalized(_parse_url(url))
 
 
-def _parse_url(url: str | URL, name: str) -> URL:
+def _parse_url(url: str | URL) -> URL:
     try:
         return make_url(url)
     except (ArgumentError, ValueError):
         # SQLAlchemy's message may quote the whole URL, password included, and so would
         # a chained traceback: the message names the problem without the URL.
-        raise StoreError(f"{name} is not a database URL of the form {settings.URL_FORM}") from None
+        raise StoreError(
+            f"the database URL is not a database URL of the form {settings.URL_FORM}"
+        ) from None
 
 
 def _normalized(parsed: URL) -> str:
@@ -79,7 +81,7 @@ def display_url(url: str | URL) -> str:
 def sqlite_file(url: str | URL) -> Path | None:
     """The absolute path of a SQLite database file; None for another database, an
     in-memory one, or a ``file:`` URI (whose path and options SQLite interprets)."""
-    parsed = _parse_url(url, "the database URL")
+    parsed = _parse_url(url)
     database = parsed.database or ""
     if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:":
         return None
