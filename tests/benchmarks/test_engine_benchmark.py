@@ -73,3 +73,10 @@ def test_the_products_only_replay_runs_the_forward_s_shapes(benchmark):
     params = init_params(CONFIG, np.random.default_rng(0))
     run = benchmark.matrix_products_only(params, CONFIG, 3, 5, 4)
     run()  # shapes that did not fit the weights would raise here
+
+
+def test_paired_shares_divide_each_round_s_reference_by_its_own_timing(benchmark):
+    timed = iter([2.0, 4.0, 1.0])  # seconds per FLOP, one per round
+    reference = iter([1.0, 3.0, 1.0])
+    shares = benchmark.paired_shares(lambda: next(timed), lambda: next(reference), 3)
+    assert shares == [0.5, 0.75, 1.0]
