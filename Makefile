@@ -2,6 +2,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
+# test processes (pytest-xdist): one per core; TEST_WORKERS=0 runs the suite in this process
+TEST_WORKERS ?= auto
 
 .PHONY: run test bench bench-service example clean
 
@@ -34,7 +36,7 @@ run: $(VENV)/.installed-run
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --numprocesses $(TEST_WORKERS)
 
 example: $(VENV)/.installed-run
 	$(BIN)/quizsvc chapter
