@@ -1,4 +1,5 @@
-"""The README opens with the two set-up commands, and its Python example runs."""
+"""The README opens with the two set-up commands, its Python example runs, it names every
+command, and docs/settings.md names every setting."""
 
 import ast
 import re
@@ -13,6 +14,7 @@ from quizsvc.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+SETTINGS_DOC = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
 
 
 def test_readme_opens_with_the_two_setup_commands():
@@ -110,8 +112,19 @@ def test_only_the_settings_module_reads_the_environment():
     assert readers == ["quizsvc/settings.py"]
 
 
-def test_the_readme_names_every_setting_the_code_reads():
+def settings_table() -> str:
+    """The first cells of docs/settings.md's table, where each variable is named."""
+    rows = [line for line in SETTINGS_DOC.splitlines() if line.startswith("| `")]
+    return "\n".join(row.split("|")[1] for row in rows)
+
+
+def test_the_settings_doc_names_every_setting_the_code_reads():
     names = settings_the_code_reads()
     assert {"DATABASE_URL", "QUIZSVC_DATABASE_URL", "QUIZSVC_SECRET_KEY"} <= names
-    settings_section = README.split("\n## Settings\n")[1].split("\n## ")[0]
-    assert sorted(name for name in names if f"`{name}`" not in settings_section) == []
+    table = settings_table()
+    assert sorted(name for name in names if f"`{name}`" not in table) == []
+
+
+def test_the_settings_table_names_no_setting_the_code_does_not_read():
+    named = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", settings_table()))
+    assert named and named <= settings_the_code_reads()
