@@ -1,17 +1,19 @@
 """Engine throughput at the paper's base size, as ratios measured in one run.
 
-    .venv/bin/python benchmarks/engine.py [--quick]
+    .venv/bin/python benchmarks/engine.py [--quick]      # or: make bench
+
+Targets and the latest figures: docs/performance.md.
 
 Prints: the teacher-forcing forward pass (batch 8, source and target length 64, float32) in
 GFLOP/s and as a share of a raw numpy matmul doing the same number of FLOPs, as `forward` runs by
 default (the batch split over the cores): the median, lowest and highest share over rounds that
-time the two back to back, since this machine's speed drifts by 10-30 % within minutes and a
-share of two timings taken minutes apart carries that drift; then on one thread (`workers=1`);
-the same share for
-the forward's matrix products alone (its own shapes and weights, nothing between them), which
-bounds what any rewrite of the rest could reach; greedy decoding of 128 tokens with and without
-the KV cache, their ratio, and the cached per-token cost at 16, 32, 64 and 128 tokens, with and
-without the encoder's one pass (which a short decoding spreads over fewer tokens).
+time the two back to back, since a shared machine's speed drifts by 10-30 % within minutes and
+a share of two timings taken minutes apart carries that drift; then on one thread
+(`workers=1`); the same share for the forward's matrix products alone (its own shapes and
+weights, nothing between them), which bounds what any rewrite of the rest could reach; greedy
+decoding of 128 tokens with and without the KV cache, their ratio, and the cached per-token
+cost at 16, 32, 64 and 128 tokens, with and without the encoder's one pass (which a short
+decoding spreads over fewer tokens).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ beside `engine.forward` in one run; where numexpr is installed, a numexpr varian
 Neither numba nor numexpr is a dependency of the project; run this from an environment that
 has them:
 
-    .venv/bin/pip install numba numexpr     # 0.68 and 2.14 here; never in pyproject.toml
+    .venv/bin/pip install numba numexpr     # measured with 0.68 and 2.14; never in pyproject.toml
     .venv/bin/python benchmarks/fused_reference.py [--rounds 9] [--no-numexpr]
 
 The fused forward is the engine's pass with the same products, made by the same `linear` and
@@ -23,7 +23,8 @@ engine's, then interleaved rounds of the engine's forward, each variant, the for
 products alone (the ceiling benchmarks/engine.py reports) and its raw matmul reference (best of
 3 each per round): each one's ms and share of the raw matmul's throughput, and the time each
 variant saves, per round and as medians (of all rounds, and of the quiet ones, where the raw
-matmul ran near its best), with the load average before and after.
+matmul ran near its best), with the load average before and after. What it shows:
+docs/performance.md.
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ try:
     import llvmlite.binding
     from llvmlite import ir
 
-    # LLVM's tuning for these Xeons keeps vectors at 256 bits; NumPy's own kernels use 512 (AVX-512
-    # here), and the softmax kernel ran twice as fast with them. Read when numba is first imported.
+    # On CPUs with AVX-512, LLVM's tuning keeps vectors at 256 bits where NumPy's own kernels use
+    # 512, and the softmax kernel runs at half speed; without AVX-512 this changes nothing. Read
+    # when numba is first imported.
     if "NUMBA_CPU_FEATURES" not in os.environ:
         features = llvmlite.binding.get_host_cpu_features().flatten()
         os.environ["NUMBA_CPU_FEATURES"] = f"{features},-prefer-256-bit"
@@ -92,8 +94,8 @@ KERNEL = {"nogil": True, "parallel": False, "fastmath": False, "cache": False}
 ROW_SUMS = {**KERNEL, "fastmath": {"reassoc"}}
 
 # --- exp, vectorizable -------------------------------------------------------------------------
-# numba calls libm's scalar expf, which costs more than the whole of NumPy's SIMD softmax here
-# (no SVML on this machine); this exp is plain arithmetic, which LLVM vectorizes.
+# Without Intel's SVML installed, numba calls libm's scalar expf, which costs more than the
+# whole of NumPy's SIMD softmax; this exp is plain arithmetic, which LLVM vectorizes.
 
 
 @intrinsic
@@ -218,7 +220,7 @@ def bias_relu(hidden, bias):
 
 # --- the same four, with numexpr ---------------------------------------------------------------
 # numexpr fuses elementwise expressions but not reductions, and its exp (no VML in the pip wheel)
-# took 300 us per 131k floats against NumPy's 53: the softmax stays the engine's, and a
+# takes 300 us per 131k floats against NumPy's 53: the softmax stays the engine's, and a
 # LayerNorm still makes its two sums with NumPy between numexpr's passes.
 
 

@@ -3,13 +3,13 @@
 torch is not a dependency of the project; run this from an environment that has both:
 
     python3 -m venv /tmp/torch-env
-    /tmp/torch-env/bin/pip install torch==2.13.0 -e .   # 2.13.0: the CPU wheel on this machine
+    /tmp/torch-env/bin/pip install torch==2.13.0 -e .   # the CPU wheel
     /tmp/torch-env/bin/python benchmarks/torch_reference.py
 
 Prints, for the paper's base size (batch 8, source and target length 64, float32): the largest
 difference between the engine's logits and PyTorch's, then the teacher-forcing forward of
 each as a share of a raw matmul of the same FLOPs, against numpy's matmul (OpenBLAS, what the
-engine gets) and against torch's (MKL/oneDNN).
+engine gets) and against torch's (MKL/oneDNN). The latest figures: docs/performance.md.
 """
 
 from __future__ import annotations

@@ -118,9 +118,9 @@ def attention(
 
 
 # Up to this many rows (a decoding step has 8), a product with a column-major weight runs faster
-# as (Wᵀ xᵀ)ᵀ than as x W: over the decoder's 100 MB of weights, 8 rows took 15-20 % less time
+# as (Wᵀ xᵀ)ᵀ than as x W: over the decoder's 100 MB of weights, 8 rows take 15-20 % less time
 # than x W with row-major weights, 16 rows 5-22 %, 32 rows 0-10 %; 64 rows even; slower from 96
-# (README, "Performance").
+# (docs/performance.md, "The weights are column-major").
 FEW_ROWS = 32
 
 
