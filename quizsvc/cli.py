@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def main(context: click.Context) -> None:
     """quizsvc: quizzes and drills for 'Transformer by hand'.
 
-    Settings come from the environment, read as the app reads them (README, "Settings").
+    Settings come from the environment, read as the app reads them (docs/settings.md).
     """
     from quizsvc.settings import SettingsError, from_environment
 
