@@ -370,7 +370,8 @@ def test_a_rejected_quiz_answer_opens_at_its_question_and_error(page, student):
 
 def test_an_answered_questions_result_takes_the_focus_once(page, student):
     login(page, student)
-    # the last question, an open one: the focus used to stay at the top of the page
+    # the last question, an open one: far down the page, where a cleared focus would leave the
+    # keyboard at the top
     last = page.locator("#q-why-multi-head")
     last.locator("textarea[name=text]").fill("Each head attends in a subspace of its own.")
     last.get_by_role("button", name="Submit").click()
