@@ -4,16 +4,15 @@ Pure domain code: no web framework, no database, and no import of the drill
 implementations (their params models are passed to ``load_bank``).
 """
 
-from quizsvc.bank.loader import (
-    Bank,
+from quizsvc.bank.files import content_version
+from quizsvc.bank.loader import Bank, DrillKinds, SourceLocation, load_bank
+from quizsvc.bank.problems import (
+    CONTENT_MESSAGES,
     BankError,
     ContentError,
-    DrillKinds,
-    SourceLocation,
-    content_version,
-    load_bank,
+    ContentProblem,
+    format_problem,
 )
-from quizsvc.bank.problems import CONTENT_MESSAGES, ContentProblem, format_problem
 from quizsvc.bank.schema import (
     LANGUAGES,
     QUESTION_TYPES,

@@ -1,4 +1,5 @@
-"""What can be wrong with the content: a stable code for each problem, and its English text.
+"""What can be wrong with the content: a stable code for each problem, and its English text;
+a problem located in its file (``ContentError``), and all of a bank's (``BankError``).
 
 A ``ContentError`` carries its code and parameters as well as the English message, so an
 interface can say the same in another language (the instructor's pages do, in Chinese), as
@@ -8,8 +9,13 @@ prints, written once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
+
+from pydantic_core import PydanticCustomError
 
 
 class ContentProblem(StrEnum):
@@ -218,3 +224,60 @@ def format_problem(
 
 def english(code: ContentProblem, params: Mapping[str, object]) -> str:
     return format_problem(CONTENT_MESSAGES[code], params, " (got {got})", NOTHING)
+
+
+@dataclass(frozen=True)
+class ContentError:
+    """One problem in the content, located as precisely as the file allows.
+
+    ``file`` is relative to the content directory, with ``/`` separators on every
+    platform; ``path`` names the key (``questions[3].choices[1].text.en``), or is
+    empty for a problem with the file as a whole; ``line`` is 1-based, or None when
+    the file has no line to point at (empty or missing file). ``message`` is in English;
+    ``code`` and ``params`` say the same for a translation: a ``ContentProblem``, or the code
+    of a rule of a params model the loader was given (a drill kind's ``ParamsProblem``);
+    None for a message of pydantic's own, which has none.
+    """
+
+    file: str
+    path: str
+    line: int | None
+    message: str
+    code: StrEnum | None = field(default=None, compare=False)
+    params: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def of(
+        cls, file: str, path: str, line: int | None, code: ContentProblem, /, **params: Any
+    ) -> ContentError:
+        return cls(file, path, line, english(code, params), code, MappingProxyType(params))
+
+    def __str__(self) -> str:
+        line = "?" if self.line is None else str(self.line)
+        return f"{self.file}:{line}: {self.path or '<document>'}: {self.message}"
+
+
+class BankError(Exception):
+    """The content cannot be loaded; ``errors`` lists every problem found."""
+
+    def __init__(self, errors: Iterable[ContentError]) -> None:
+        self.errors: tuple[ContentError, ...] = tuple(errors)
+        count = len(self.errors)
+        summary = f"{count} content error{'s' if count != 1 else ''}"
+        super().__init__("\n".join([summary, *map(str, self.errors)]))
+
+
+CONTENT_ERROR = "content_error"
+
+
+def content_error(
+    code: ContentProblem, at: tuple[str | int, ...] = (), **params: Any
+) -> PydanticCustomError:
+    """An error for a cross-field rule, located at ``at`` relative to the failing model.
+
+    Pydantic can only locate a model validator's error at the model itself; the
+    loader appends ``ctx["at"]`` to the location so the author is sent to the exact
+    key (``questions[2].correct``) instead of the start of the question.
+    """
+    ctx = {"message": english(code, params), "at": at, "code": code, "params": params}
+    return PydanticCustomError(CONTENT_ERROR, "{message}", ctx)

@@ -5,15 +5,13 @@ instead of a silently missing explanation.  Models are frozen and hold tuples ra
 than lists: a loaded bank is shared by every request and must not be mutated.
 
 Cross-field rules (a ``correct`` choice that exists, unique choice ids, ...) raise
-``content_error`` (see ``content_error``) so the loader can point at the offending
-key rather than at the whole question.
+``content_error`` (see ``quizsvc.bank.problems``) so the loader can point at the offending
+key rather than at the whole question. Numeric answers are read by ``numeric_answers``.
 """
 
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal, TypeAlias
 
@@ -24,8 +22,6 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    PlainSerializer,
-    PlainValidator,
     StrictBool,
     StrictInt,
     StrictStr,
@@ -33,7 +29,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from quizsvc.bank.problems import ContentProblem, english
+from quizsvc.bank.numeric_answers import NumericAnswer, numeric_shape
+from quizsvc.bank.problems import ContentProblem, content_error, english
 
 Lang: TypeAlias = Literal["zh", "en"]
 LANGUAGES: tuple[Lang, ...] = ("zh", "en")
@@ -66,21 +63,6 @@ PATTERN_RULES = {
 # The 1e-12 absorbs binary rounding, which would otherwise reject 0.5 + 0.499 but
 # accept 0.5 + 0.501, both exactly 0.001 away as written.
 _SCORE_SUM_TOLERANCE = 1e-3 + 1e-12
-
-CONTENT_ERROR = "content_error"
-
-
-def content_error(
-    code: ContentProblem, at: tuple[str | int, ...] = (), **params: Any
-) -> PydanticCustomError:
-    """An error for a cross-field rule, located at ``at`` relative to the failing model.
-
-    Pydantic can only locate a model validator's error at the model itself; the
-    loader appends ``ctx["at"]`` to the location so the author is sent to the exact
-    key (``questions[2].correct``) instead of the start of the question.
-    """
-    ctx = {"message": english(code, params), "at": at, "code": code, "params": params}
-    return PydanticCustomError(CONTENT_ERROR, "{message}", ctx)
 
 
 def _require_visible_text(text: str) -> str:
@@ -146,112 +128,6 @@ class Tolerance(ContentModel):
 
     atol: FiniteFloat = Field(default=0.01, ge=0)
     rtol: FiniteFloat = Field(default=0.0, ge=0)
-
-
-# --- numeric answers -----------------------------------------------------------------
-
-Number: TypeAlias = float
-NumericValue: TypeAlias = Number | tuple[Number, ...] | tuple[tuple[Number, ...], ...]
-
-_INFINITY_SPELLINGS = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf}
-
-
-def _parse_number(raw: object, at: tuple[int, ...]) -> float:
-    # bool is an int subclass; a YAML ``yes`` must not become 1.0.
-    if isinstance(raw, bool):
-        raise content_error(ContentProblem.BOOLEAN_NOT_NUMBER, at, got=repr(raw))
-    if isinstance(raw, int | float):
-        value = float(raw)
-    elif isinstance(raw, str) and raw.strip().lower() in _INFINITY_SPELLINGS:
-        value = _INFINITY_SPELLINGS[raw.strip().lower()]
-    else:
-        code, written = _number_text_hint(raw) if isinstance(raw, str) else (None, "")
-        if code is None:
-            raise content_error(ContentProblem.NOT_A_NUMBER, at, got=repr(raw))
-        raise content_error(code, at, got=repr(raw), written=written)
-    if math.isnan(value):
-        raise content_error(ContentProblem.NAN_ANSWER, at)
-    return value
-
-
-def _number_text_hint(text: str) -> tuple[ContentProblem | None, str]:
-    """How to write a text that holds numbers: quoted, in full-width characters (which a
-    Chinese input method types), or several in one text."""
-    # NFKC turns full-width digits, points, minus signs and commas into ASCII ones
-    parts = [part for part in re.split(r"[,\s]+", unicodedata.normalize("NFKC", text)) if part]
-    try:
-        numbers = [float(part) for part in parts]
-    except ValueError:
-        return None, ""
-    if not numbers or not all(math.isfinite(number) for number in numbers):
-        return None, ""
-    written = ", ".join(parts)
-    if len(numbers) > 1:
-        return ContentProblem.SEVERAL_NUMBERS_IN_TEXT, written
-    if unicodedata.normalize("NFKC", text) != text:
-        return ContentProblem.FULL_WIDTH_NUMBER, written
-    return ContentProblem.QUOTED_NUMBER, written
-
-
-def _parse_row(raw: list[Any] | tuple[Any, ...], at: tuple[int, ...]) -> tuple[float, ...]:
-    if not raw:
-        raise content_error(ContentProblem.EMPTY_NUMBER_LIST, at)
-    return tuple(_parse_number(item, (*at, index)) for index, item in enumerate(raw))
-
-
-def parse_numeric_value(raw: object) -> NumericValue:
-    """Read an authored answer: a number, a list of numbers, or a rectangular matrix.
-
-    Infinities are written as the strings ``inf``/``-inf`` (the chapter's masked
-    scores are ``-∞``); YAML's own ``.inf`` is accepted too.
-    """
-    # Tuples come from models built in code (or re-validated), lists from YAML.
-    if not isinstance(raw, list | tuple):
-        return _parse_number(raw, ())
-    if raw and all(isinstance(row, list | tuple) for row in raw):
-        rows = tuple(_parse_row(row, (index,)) for index, row in enumerate(raw))
-        for index, row in enumerate(rows):
-            if len(row) != len(rows[0]):
-                raise content_error(
-                    ContentProblem.RAGGED_MATRIX,
-                    (index,),
-                    width=len(rows[0]),
-                    row=index,
-                    count=len(row),
-                )
-        return rows
-    for index, item in enumerate(raw):
-        if isinstance(item, list | tuple):
-            raise content_error(ContentProblem.NUMBERS_AND_LISTS, (index,))
-    return _parse_row(raw, ())
-
-
-def numeric_value_to_json(value: NumericValue) -> Any:
-    # Infinities round-trip as the same strings an author writes, which JSON can carry.
-    def number(x: float) -> float | str:
-        return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
-
-    if isinstance(value, float):
-        return number(value)
-    if value and isinstance(value[0], tuple):
-        return [[number(x) for x in row] for row in value]
-    return [number(x) for x in value]
-
-
-NumericAnswer = Annotated[
-    NumericValue,
-    PlainValidator(parse_numeric_value),
-    PlainSerializer(numeric_value_to_json),
-]
-
-
-def numeric_shape(value: NumericValue) -> tuple[int, ...]:
-    """``()`` for a number, ``(n,)`` for a list, ``(rows, cols)`` for a matrix."""
-    if isinstance(value, float):
-        return ()
-    if value and isinstance(value[0], tuple):
-        return (len(value), len(value[0]))
-    return (len(value),)
 
 
 # --- choices ---------------------------------------------------------------------------

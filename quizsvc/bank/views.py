@@ -11,6 +11,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from quizsvc.bank.numeric_answers import numeric_value_to_json
 from quizsvc.bank.schema import (
     DrillQuestion,
     Lang,
@@ -22,7 +23,6 @@ from quizsvc.bank.schema import (
     SingleChoiceQuestion,
     Tolerance,
     localize,
-    numeric_value_to_json,
 )
 
 # Content is written by instructors, but rendered into pages that learners' browsers

@@ -5,6 +5,7 @@ database (PostgreSQL through psycopg 3).  Every write function takes a ``Session
 is one transaction; nothing here imports Flask.  Import from ``quizsvc.store``.
 """
 
+from quizsvc.store.arguments import MAX_IDEMPOTENCY_KEY_LENGTH
 from quizsvc.store.db import (
     DEFAULT_SQLITE_PATH,
     begin_read_only,
@@ -62,22 +63,13 @@ from quizsvc.store.queries import (
     latest_quiz_answers,
     unfinished_variants,
 )
-from quizsvc.store.records import (
-    MAX_IDEMPOTENCY_KEY_LENGTH,
-    IssuedVariant,
-    QuizAnswerResult,
+from quizsvc.store.quiz_answers import QuizAnswerResult, record_quiz_answer
+from quizsvc.store.reviews import (
     ReviewResult,
-    StoredVariant,
-    SubmissionResult,
     answers_awaiting_review,
     is_open_answer,
-    issue_variant,
     latest_review,
-    load_variant,
-    record_quiz_answer,
     record_review,
-    record_submission,
-    variant_submissions,
 )
 from quizsvc.store.text import UNSTORABLE_TEXT, unstorable_text
 from quizsvc.store.users import (
@@ -93,6 +85,15 @@ from quizsvc.store.users import (
     user_by_id,
     validate_password,
     verify_password,
+)
+from quizsvc.store.variants import (
+    IssuedVariant,
+    StoredVariant,
+    SubmissionResult,
+    issue_variant,
+    load_variant,
+    record_submission,
+    variant_submissions,
 )
 
 __all__ = [

@@ -27,7 +27,7 @@ questions:
 @pytest.fixture(autouse=True)
 def fake_drill_kinds(monkeypatch: pytest.MonkeyPatch, drill_kinds) -> None:
     # quizsvc.drills is someone else's module; the bank only needs the params models.
-    monkeypatch.setattr(cli, "_drill_kinds", lambda: drill_kinds)
+    monkeypatch.setattr(cli.content, "_drill_kinds", lambda: drill_kinds)
 
 
 def run(*args: str):
@@ -71,7 +71,7 @@ def test_drill_kinds_come_from_the_drills_package(make_content, monkeypatch) -> 
         "questions:\n  - id: d1\n    type: drill\n    kind: projection\n"
         "    tags: [qkv]\n    prompt: {zh: 算, en: Compute}\n"
     )
-    monkeypatch.setattr(cli, "_drill_kinds", lambda: {})
+    monkeypatch.setattr(cli.content, "_drill_kinds", lambda: {})
     result = run(str(make_content({"ch/d.yaml": drill})))
     assert result.exit_code == 1
     assert result.stdout == (

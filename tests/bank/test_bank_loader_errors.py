@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from quizsvc.bank import BankError, ContentError, load_bank, loader
-from quizsvc.bank.loader import MAX_FILE_BYTES
+from quizsvc.bank import BankError, ContentError, files, load_bank
+from quizsvc.bank.files import MAX_FILE_BYTES
 
 Errors = Callable[[dict[str, str | bytes]], list[ContentError]]
 
@@ -466,7 +466,7 @@ def test_a_file_larger_than_the_limit_is_not_parsed(content_errors: Errors) -> N
 def test_a_file_of_exactly_the_limit_is_read(
     make_content, drill_kinds, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(loader, "MAX_FILE_BYTES", len(SINGLE_CHOICE.encode("utf-8")))
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", len(SINGLE_CHOICE.encode("utf-8")))
     assert list(load_bank(make_content({"ch/q.yaml": SINGLE_CHOICE}), drill_kinds).questions) == [
         "q1"
     ]

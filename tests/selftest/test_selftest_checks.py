@@ -11,11 +11,10 @@ import numpy as np
 import pytest
 from selftest_content import drill_question, numeric_question
 
-from quizsvc import selftest
 from quizsvc.bank import load_bank
 from quizsvc.drills import drill_param_models, generate_variant
 from quizsvc.grading import AnswerRejected, Tolerance, grade_numeric, parse_answer
-from quizsvc.selftest import answer_text, check_answer_key, run_selftest
+from quizsvc.selftest import answer_text, check_answer_key, run_selftest, runner
 
 OPEN_QUESTION = """\
   - id: why
@@ -133,7 +132,7 @@ def test_perturbed_check_fails_if_the_grader_marks_other_cells_wrong(monkeypatch
         cells = (dataclasses.replace(grade.cells[0], correct=False), *grade.cells[1:])
         return dataclasses.replace(grade, cells=cells, score=0.0)
 
-    monkeypatch.setattr(selftest, "grade_numeric", grader_that_marks_cell_0_wrong)
+    monkeypatch.setattr(runner, "grade_numeric", grader_that_marks_cell_0_wrong)
     expected = np.arange(1.0, 10.0).reshape(3, 3)
     checks = [check_answer_key(expected, Tolerance(atol=0.01), False, seed) for seed in range(5)]
     assert not any(by_name(seed_checks)["expected"][0].passed for seed_checks in checks)
@@ -147,7 +146,7 @@ def test_malformed_check_fails_if_a_wrong_shape_is_graded(monkeypatch) -> None:
         matrix = parse_answer(answer)
         return grade_numeric(matrix[:, : np.shape(expected)[1]], expected, tol)
 
-    monkeypatch.setattr(selftest, "grade_numeric", grader_without_shape_check)
+    monkeypatch.setattr(runner, "grade_numeric", grader_without_shape_check)
     checks = by_name(check_answer_key(np.array([[1.0, 2.0]]), Tolerance(), False, 0))
     assert not checks["malformed"][0].passed
     assert "a 1 × 3 answer ('1.0 2.0 1.0') was graded" in checks["malformed"][0].message
@@ -157,7 +156,7 @@ def test_expected_check_fails_if_the_expected_text_is_rejected(monkeypatch) -> N
     def grader_rejecting_everything(answer, expected, tol, *, all_or_nothing=False):
         raise AnswerRejected("no")
 
-    monkeypatch.setattr(selftest, "grade_numeric", grader_rejecting_everything)
+    monkeypatch.setattr(runner, "grade_numeric", grader_rejecting_everything)
     checks = by_name(check_answer_key(np.array([[1.0]]), Tolerance(), False, 0))
     assert not checks["expected"][0].passed
     assert checks["expected"][0].message == "the expected answer '1.0' was rejected: no"
@@ -170,12 +169,12 @@ def test_perturbed_cells_depend_on_the_seed_and_leave_others_alone(monkeypatch) 
         submitted_texts.append(answer)
         return grade_numeric(answer, expected, tol, all_or_nothing=all_or_nothing)
 
-    monkeypatch.setattr(selftest, "grade_numeric", spy)
+    monkeypatch.setattr(runner, "grade_numeric", spy)
     expected = np.arange(1.0, 7.0).reshape(2, 3)
     chosen = set()
     for seed in range(20):
         submitted_texts.clear()
-        assert selftest._check_perturbed(
+        assert runner._check_perturbed(
             expected, Tolerance(), False, seed, np.random.default_rng(seed)
         ).passed
         submitted = parse_answer(submitted_texts[0])
@@ -200,9 +199,9 @@ def test_how_many_cells_are_perturbed(monkeypatch, cells, perturbed) -> None:
         submitted_texts.append(answer)
         return grade_numeric(answer, expected, tol, all_or_nothing=all_or_nothing)
 
-    monkeypatch.setattr(selftest, "grade_numeric", spy)
+    monkeypatch.setattr(runner, "grade_numeric", spy)
     expected = np.arange(1.0, cells + 1.0).reshape(1, cells)
-    assert selftest._check_perturbed(
+    assert runner._check_perturbed(
         expected, Tolerance(), False, 0, np.random.default_rng(0)
     ).passed
     [text] = submitted_texts
@@ -307,7 +306,7 @@ def test_a_drill_whose_generation_fails_is_reported_per_seed(write_bank, monkeyp
             raise RuntimeError("boom")
         return generate_variant(kind, seed, params)
 
-    monkeypatch.setattr(selftest, "generate_variant", generate_failing_for_seed_1)
+    monkeypatch.setattr(runner, "generate_variant", generate_failing_for_seed_1)
     bank = load(write_bank, drill_question("d1", "softmax_row"))
     (question,) = run_selftest(bank, seeds=(0, 1, 2)).questions
     assert not question.passed
@@ -323,7 +322,7 @@ def test_a_drill_that_does_not_reproduce_its_variant_fails_stored(write_bank, mo
     def generate_differently_every_time(kind, seed, params=None):
         return generate_variant(kind, seed + 100 * next(calls), params)
 
-    monkeypatch.setattr(selftest, "generate_variant", generate_differently_every_time)
+    monkeypatch.setattr(runner, "generate_variant", generate_differently_every_time)
     bank = load(write_bank, drill_question("d1", "score_row"))
     (question,) = run_selftest(bank, seeds=(0,)).questions
     (failure,) = question.failures
@@ -399,12 +398,12 @@ def test_a_variant_that_does_not_survive_its_json_record_fails_stored(
     write_bank, monkeypatch
 ) -> None:
     bank = load(write_bank, drill_question("d1", "score_row"))
-    real_from_json = selftest.Variant.from_json
+    real_from_json = runner.Variant.from_json
 
     def from_json_with_another_seed(record):
         return dataclasses.replace(real_from_json(record), seed=record["seed"] + 1)
 
-    monkeypatch.setattr(selftest.Variant, "from_json", staticmethod(from_json_with_another_seed))
+    monkeypatch.setattr(runner.Variant, "from_json", staticmethod(from_json_with_another_seed))
     (question,) = run_selftest(bank, seeds=(0,)).questions
     assert [str(check) for check in question.failures] == [
         "stored (seed 0): FAILED: the variant differs after a JSON round trip"
@@ -413,7 +412,7 @@ def test_a_variant_that_does_not_survive_its_json_record_fails_stored(
     def unreadable(record):
         raise KeyError("answer")
 
-    monkeypatch.setattr(selftest.Variant, "from_json", staticmethod(unreadable))
+    monkeypatch.setattr(runner.Variant, "from_json", staticmethod(unreadable))
     (question,) = run_selftest(bank, seeds=(0,)).questions
     assert [str(check) for check in question.failures] == [
         "stored (seed 0): FAILED: KeyError: 'answer'"

@@ -1,0 +1,156 @@
+"""Learners' answers to the chapter's questions: choices, numbers and open texts.
+
+``record_quiz_answer`` is one transaction on the given Session, as the other write
+functions are (see ``write_transaction``); an open answer waits for its review
+(``quizsvc.store.reviews``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from quizsvc.store import progress
+from quizsvc.store.arguments import (
+    aware,
+    require_key,
+    require_storable_text,
+    require_text,
+    unit_interval,
+)
+from quizsvc.store.content_versions import content_version_id
+from quizsvc.store.errors import AttemptsExhausted, IdempotencyConflict, NotFound
+from quizsvc.store.models import QuizAnswer, User
+from quizsvc.store.transactions import write_transaction
+
+
+@dataclass(frozen=True)
+class QuizAnswerResult:
+    """A recorded quiz answer; ``score`` is None while an open answer awaits review."""
+
+    answer_id: int
+    question_id: str
+    attempt: int
+    score: float | None
+    suggested_score: float | None
+    answered_at: datetime
+    replayed: bool = field(default=False, compare=False)
+
+    @property
+    def awaiting_review(self) -> bool:
+        return self.score is None
+
+
+def record_quiz_answer(
+    session: Session,
+    *,
+    learner_id: int,
+    question_id: str,
+    content_version: str,
+    idempotency_key: str,
+    choices: Sequence[str] | None = None,
+    text: str | None = None,
+    score: float | None = None,
+    suggested_score: float | None = None,
+    skill: str | None = None,
+    attempts_allowed: int | None = None,
+    now: datetime | None = None,
+) -> QuizAnswerResult:
+    """Record an answer to a quiz question, in one transaction.
+
+    Give either ``choices`` (the chosen ids; one for a single-choice question) with its
+    ``score``, or an open answer's ``text``, usually with ``score=None`` (it waits for
+    :func:`record_review`) and the rubric's ``suggested_score``.  The attempt number is
+    the learner's count of answers to the question plus one (the learner's row is locked
+    meanwhile); ``attempts_allowed`` refuses more.  With a ``skill``, a scored answer
+    updates that skill's progress now, an open one at its first review.  Idempotency
+    keys work as in :func:`record_submission`.
+    """
+    require_text("question_id", question_id, 100)
+    require_text("content_version", content_version, 128)
+    require_key(idempotency_key)
+    if (choices is None) == (text is None):
+        raise ValueError("give exactly one of choices and text")
+    if choices is not None:
+        if isinstance(choices, str) or not all(isinstance(c, str) for c in choices):
+            raise TypeError("choices must be a sequence of choice ids (str)")
+        choices = list(choices)
+        if score is None:
+            raise ValueError("a choice answer needs its score")
+    if text is not None and not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if text is not None:
+        require_storable_text("answer", text)
+    score = None if score is None else unit_interval("score", score)
+    suggested_score = (
+        None if suggested_score is None else unit_interval("suggested_score", suggested_score)
+    )
+    if skill is not None:
+        require_text("skill", skill, 100)
+    now = aware(now)
+    with write_transaction(session):
+        # Serialises this learner's quiz answers, so attempt numbers cannot collide.
+        if session.scalar(select(User.id).where(User.id == learner_id).with_for_update()) is None:
+            raise NotFound(f"no user with id {learner_id}")
+        existing = session.scalar(
+            select(QuizAnswer).where(
+                QuizAnswer.learner_id == learner_id,
+                QuizAnswer.idempotency_key == idempotency_key,
+            )
+        )
+        if existing is not None:
+            if (
+                existing.question_id != question_id
+                or existing.choices != choices
+                or existing.text != text
+            ):
+                raise IdempotencyConflict(
+                    f"idempotency key {idempotency_key!r} was already used for another answer"
+                )
+            return quiz_answer_result(existing, replayed=True)
+        used = session.scalar(
+            select(func.count(QuizAnswer.id)).where(
+                QuizAnswer.learner_id == learner_id, QuizAnswer.question_id == question_id
+            )
+        )
+        if attempts_allowed is not None and used >= attempts_allowed:
+            raise AttemptsExhausted(
+                f"all {attempts_allowed} attempt(s) at question {question_id!r} are used"
+            )
+        answer = QuizAnswer(
+            learner_id=learner_id,
+            question_id=question_id,
+            content_version_id=content_version_id(session, content_version, now),
+            attempt=used + 1,
+            idempotency_key=idempotency_key,
+            choices=choices,
+            text=text,
+            score=score,
+            suggested_score=suggested_score,
+            skill=skill,
+            answered_at=now,
+        )
+        session.add(answer)
+        session.flush()
+        if skill is not None and score is not None:
+            progress.update_progress(
+                session, learner_id=learner_id, skill=skill, score=score, now=now
+            )
+        result = quiz_answer_result(answer, replayed=False)
+    return result
+
+
+def quiz_answer_result(answer: QuizAnswer, *, replayed: bool) -> QuizAnswerResult:
+    return QuizAnswerResult(
+        answer_id=answer.id,
+        question_id=answer.question_id,
+        attempt=answer.attempt,
+        score=answer.score,
+        suggested_score=answer.suggested_score,
+        answered_at=answer.answered_at,
+        replayed=replayed,
+    )
