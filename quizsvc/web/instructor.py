@@ -52,7 +52,7 @@ from quizsvc.selftest import run_selftest
 from quizsvc.store import reports_queries
 from quizsvc.web.auth import account_problem, create_account, instructor_required
 from quizsvc.web.context import bank, db, load_content, state
-from quizsvc.web.drills import cell_names, drill_rules, step_tables
+from quizsvc.web.drill_parts import cell_names, drill_rules, step_tables
 from quizsvc.web.i18n import (
     EVENT_COLUMNS_HELP,
     GRADEBOOK_COLUMNS,
