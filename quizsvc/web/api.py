@@ -6,20 +6,18 @@ the X-CSRFToken header on writes, checked app-wide in `auth`) or `Authorization:
 (`auth.BearerAwareSessionInterface`); anything else gets a 401 JSON error, never a redirect.
 Errors use the one JSON format of `errors.error_response`.
 
-What a learner may see is decided here by naming the fields that are sent, never by deleting
+What a learner may see is decided by naming the fields that are sent, never by deleting
 secret ones from a bigger dict: a question before it is answered is `public_question`, after
-it `solution_view`; a drill variant shows its expected answer, worked solution and heatmap
-only once it is finished (solved or out of attempts), and until then the accepted interval
-of a cell only if that cell was answered correctly (as `drills.render_variant` does).
+it `solution_view`; a drill variant is `api_json.variant_json`, which shows its expected
+answer, worked solution and heatmap only once it is finished (solved or out of attempts), and
+until then the accepted interval of a cell only if that cell was answered correctly (as
+`drills.render_variant` does).
 """
 
 from __future__ import annotations
 
-import math
 import re
-import reprlib
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request, url_for
@@ -33,11 +31,16 @@ from quizsvc.bank import (
     SingleChoiceQuestion,
     localize,
     public_question,
-    render_markdown,
     solution_view,
 )
-from quizsvc.drills import Tensor
-from quizsvc.grading import MAX_ANSWER_CHARS, AnswerRejected
+from quizsvc.grading import AnswerRejected, RowsRejected, rows_text
+from quizsvc.web.api_json import (
+    learner_answer_json,
+    markdown_json,
+    progress_json,
+    submission_json,
+    variant_json,
+)
 from quizsvc.web.context import bank, db
 from quizsvc.web.errors import error_response
 from quizsvc.web.i18n import LANGUAGES, negotiated_language
@@ -46,10 +49,6 @@ from quizsvc.web.quiz import chapter_questions
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 MAX_TEXT_ANSWER_CHARS = 10_000  # the chapter page's textarea allows as much
-# A drill's answer grid is at most a few dozen cells. A matrix sent as JSON becomes text for
-# the grader, which reads at most MAX_ANSWER_CHARS: this many cells of floats written out in
-# full (at most 26 characters with their separator) always fit.
-MAX_ANSWER_CELLS = 256
 DEFAULT_HISTORY = 20
 MAX_HISTORY = 100
 
@@ -179,54 +178,10 @@ def _drill_answer_text(body: dict[str, Any]) -> str:
             'answer must be a string or a list of rows of numbers ("inf"/"-inf" for ±∞), '
             'e.g. [[0.5, 1], [2, "-inf"]]',
         )
-    cell_count = sum(len(row) for row in answer)
-    if cell_count > MAX_ANSWER_CELLS:
-        raise ApiError(
-            422,
-            "invalid_answer",
-            f"the answer matrix has {cell_count} cells; at most {MAX_ANSWER_CELLS} are read",
-        )
-    lines = [", ".join(_cell_texts(r, row)) for r, row in enumerate(answer, start=1)]
-    text = "\n".join(lines)
-    if len(text) > MAX_ANSWER_CHARS:  # only whole numbers of hundreds of digits get here
-        raise ApiError(
-            422,
-            "invalid_answer",
-            f"the answer matrix's numbers take {len(text)} characters written out; "
-            f"at most {MAX_ANSWER_CHARS} are read: send fewer digits",
-        )
-    return text
-
-
-def _cell_texts(r: int, row: list[Any]) -> list[str]:
-    """The cells of row r of a JSON matrix, each as the grader reads a value."""
-    if not row:
-        raise ApiError(422, "invalid_answer", f"row {r} is empty")
-    cells = []
-    for c, value in enumerate(row, start=1):
-        where = f"row {r}, column {c}"
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
-            # reprlib: a value may be a list nested hundreds deep, or very long
-            raise ApiError(
-                422,
-                "invalid_answer",
-                f'{where}: expected a number or "inf"/"-inf", got {reprlib.repr(value)}',
-            )
-        if isinstance(value, str) and value not in ("inf", "-inf"):
-            raise ApiError(
-                422, "invalid_answer", f'{where}: the only strings allowed are "inf" and "-inf"'
-            )
-        if isinstance(value, float) and not math.isfinite(value):
-            # json reads 1e999 as inf: the client sent a number, not the string "inf"
-            raise ApiError(
-                422,
-                "invalid_answer",
-                f'{where}: the number is too large to be finite; send "inf" or "-inf" '
-                f"for an infinity",
-            )
-        # repr keeps every digit of a float
-        cells.append(repr(value) if isinstance(value, float) else str(value))
-    return cells
+    try:
+        return rows_text(answer)
+    except RowsRejected as exc:
+        raise ApiError(422, "invalid_answer", str(exc)) from None
 
 
 def _load_state(variant_id: int) -> practice.DrillState:
@@ -235,109 +190,6 @@ def _load_state(variant_id: int) -> practice.DrillState:
     except (store.NotFound, store.NotYourVariant):
         # the same answer for "not yours" as for "not there": ids are not to be probed
         abort(404, description=f"no drill variant {variant_id}")
-
-
-# --- views of results ---------------------------------------------------------------------
-
-
-def _time(value: datetime | None) -> str | None:
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.isoformat()
-
-
-def _markdown(text: str) -> dict[str, str]:
-    return {"markdown": text, "html": render_markdown(text)}
-
-
-def _learner_answer(answer: store.AnsweredQuestion) -> dict[str, Any]:
-    if answer.reviewed_at is not None:
-        status = "reviewed"
-    elif answer.awaiting_review:
-        status = "awaiting_review"
-    else:
-        status = "graded"
-    return {
-        "id": answer.answer_id,
-        "choices": answer.choices,
-        "text": answer.text,
-        "score": answer.score,
-        "status": status,
-        "answered_at": _time(answer.answered_at),
-        "review": None
-        if answer.reviewed_at is None
-        else {"comment": answer.review_comment, "reviewed_at": _time(answer.reviewed_at)},
-    }
-
-
-def _cell(cell: dict[str, Any], finished: bool) -> dict[str, Any]:
-    view = {
-        "row": cell["row"],
-        "col": cell["col"],
-        "correct": cell["correct"],
-        "submitted": cell["submitted"],
-    }
-    # The interval around a wrong cell would give its answer away until the end.
-    if finished or cell["correct"]:
-        view["low"] = cell["low"]
-        view["high"] = cell["high"]
-    return view
-
-
-def _submission(submission: store.SubmissionResult, finished: bool) -> dict[str, Any]:
-    return {
-        "id": submission.submission_id,
-        "attempt": submission.attempt,
-        "attempts_left": submission.attempts_left,
-        "raw_score": submission.raw_score,
-        "penalty_applied": submission.penalty_applied,
-        "score": submission.score,
-        "answer": submission.parsed_value,
-        "cells": [_cell(cell, finished) for cell in submission.cells],
-        "submitted_at": _time(submission.submitted_at),
-    }
-
-
-def _variant(state: practice.DrillState, lang: str) -> dict[str, Any]:
-    stored, variant = state.stored, state.variant
-    answer: Tensor = variant.answer
-    view: dict[str, Any] = {
-        "id": stored.id,
-        "question_id": stored.question_id,
-        "kind": stored.kind,
-        "skill": stored.skill,
-        "prompt": _markdown(variant.prompt[lang]),
-        "given": [tensor.to_json() for tensor in variant.given],
-        "answer": {
-            "name": answer.name,
-            "shape": list(answer.shape),
-            "row_labels": list(answer.row_labels),
-            "col_labels": list(answer.col_labels),
-        },
-        "tolerance": {"atol": variant.tolerance.atol, "rtol": variant.tolerance.rtol},
-        "all_or_nothing": variant.all_or_nothing,
-        "attempts_allowed": stored.attempts_allowed,
-        "attempts_left": stored.attempts_left,
-        "penalty": stored.penalty,
-        "created_at": _time(stored.created_at),
-        "submissions": [_submission(s, state.finished) for s in state.submissions],
-        "solved": state.solved,
-        "finished": state.finished,
-    }
-    if state.finished:
-        view["expected_answer"] = answer.to_json()
-        view["solution"] = [
-            {
-                "title": step.title[lang],
-                "text": _markdown(step.text[lang]),
-                "tensors": [tensor.to_json() for tensor in step.tensors],
-            }
-            for step in variant.solution
-        ]
-        view["heatmap"] = None if variant.heatmap is None else variant.heatmap.to_json()
-    return view
 
 
 # --- chapters and their questions ---------------------------------------------------------
@@ -351,7 +203,7 @@ def chapters():
             {
                 "id": chapter.id,
                 "title": localize(chapter.title, lang),
-                "intro": _markdown(localize(chapter.intro, lang)) if chapter.intro else None,
+                "intro": markdown_json(localize(chapter.intro, lang)) if chapter.intro else None,
                 "question_count": len(chapter_questions(chapter.id)),
             }
             for chapter in bank().chapters
@@ -378,7 +230,7 @@ def questions(chapter_id: str):
                 "question": solution_view(question, lang)
                 if answer
                 else public_question(question, lang),
-                "learner_answer": _learner_answer(answer) if answer else None,
+                "learner_answer": learner_answer_json(answer) if answer else None,
             }
         )
     return {
@@ -437,7 +289,7 @@ def answer_question(question_id: str):
         "question_id": question_id,
         "score": outcome.score,
         "replayed": outcome.answer.replayed,
-        "learner_answer": _learner_answer(answer),
+        "learner_answer": learner_answer_json(answer),
         "question": solution_view(question, lang),
     }
     return jsonify(result), 200 if outcome.answer.replayed else 201
@@ -500,7 +352,7 @@ def _start(question_id: str):
     except practice.PracticeError as exc:
         abort(404, description=str(exc))
     store.begin_read_only(db())
-    response = jsonify(_variant(practice.drill_state(db(), current_user.id, issued.id), lang))
+    response = jsonify(variant_json(practice.drill_state(db(), current_user.id, issued.id), lang))
     response.status_code = 201
     response.headers["Location"] = url_for("api.variant", variant_id=issued.id)
     return response
@@ -510,7 +362,7 @@ def _start(question_id: str):
 def variant(variant_id: int):
     lang = _lang()
     store.begin_read_only(db())
-    return _variant(_load_state(variant_id), lang)
+    return variant_json(_load_state(variant_id), lang)
 
 
 @bp.post("/variants/<int:variant_id>/submissions")
@@ -534,9 +386,9 @@ def submit(variant_id: int):
     replayed = outcome.submission.replayed
     return jsonify(
         {
-            "submission": _submission(outcome.submission, outcome.state.finished),
+            "submission": submission_json(outcome.submission, outcome.state.finished),
             "replayed": replayed,
-            "variant": _variant(outcome.state, lang),
+            "variant": variant_json(outcome.state, lang),
         }
     ), 200 if replayed else 201
 
@@ -551,29 +403,4 @@ def progress():
     store.begin_read_only(session)
     skills = store.progress_for(session, current_user.id)
     history = store.recent_history(session, current_user.id, limit=limit)
-    return {
-        "skills": [
-            {
-                "skill": s.skill,
-                "attempts": s.attempts,
-                "best_score": s.best_score,
-                "last_score": s.last_score,
-                "mastery": s.mastery,
-                "last_activity": _time(s.last_activity),
-            }
-            for s in skills
-        ],
-        "history": [
-            {
-                "kind": h.kind,
-                "id": h.record_id,
-                "question_id": h.question_id,
-                "skill": h.skill,
-                "attempt": h.attempt,
-                "score": h.score,
-                "at": _time(h.at),
-                "variant_id": h.variant_id,
-            }
-            for h in history
-        ],
-    }
+    return progress_json(skills, history)

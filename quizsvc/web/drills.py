@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import math
-import re
 import uuid
-from dataclasses import dataclass
-from enum import StrEnum
 
-import numpy as np
 from flask import (
     Blueprint,
     abort,
@@ -20,13 +15,19 @@ from flask import (
     url_for,
 )
 from flask_login import current_user, login_required
-from markupsafe import Markup
 
 from quizsvc import practice, store
 from quizsvc.bank import DrillQuestion, localize, render_markdown
-from quizsvc.drills import Step, Variant
-from quizsvc.grading import AnswerRejected, Rejection, Tolerance, parse_answer
+from quizsvc.grading import AnswerRejected, AnswerSource, GridRejected, read_grid
+from quizsvc.web.answer_grid import (
+    PASTE_BOX_FIELD,
+    FieldProblem,
+    field_problem,
+    form_cells,
+    grid_prefill,
+)
 from quizsvc.web.context import bank, db
+from quizsvc.web.drill_parts import cell_marks, cell_names, drill_rules, step_tables
 from quizsvc.web.i18n import (
     answer_problem,
     drill_title,
@@ -36,7 +37,7 @@ from quizsvc.web.i18n import (
     skill_name,
     translate,
 )
-from quizsvc.web.render import format_number, format_whole_percent, heatmap_svg, matrix_table
+from quizsvc.web.render import format_whole_percent, heatmap_svg, matrix_table
 
 bp = Blueprint("drills", __name__)
 
@@ -172,226 +173,6 @@ def _load_state(variant_id: int) -> practice.DrillState:
         abort(404, description=translate("error_no_drill_variant", id=variant_id))
 
 
-class AnswerSource(StrEnum):
-    GRID = "grid"
-    PASTE_BOX = "pasted"  # the text box's field name (and id), which an error links to
-
-
-@dataclass(frozen=True)
-class FormAnswer:
-    text: str
-    source: AnswerSource
-    cells: list[list[str]]  # the grid's cells as typed (stripped); all empty for the paste box
-
-
-@dataclass(frozen=True)
-class FieldProblem:
-    """One thing to fix before the answer can be read. ``field`` is the input's name and id
-    (None: no one input to point at); ``label`` is what the learner calls that input (the
-    cell's row and column headers, the box's title), or None when ``message`` says it."""
-
-    field: str | None
-    label: str | None
-    message: str
-
-    @property
-    def error_id(self) -> str:
-        """The id of the message, which the field's aria-describedby names."""
-        return f"error-{self.field}" if self.field else "error-answer"
-
-
-class FormProblem(Exception):
-    """The form cannot be read as one answer: every problem found, each with its field."""
-
-    def __init__(self, problems: list[FieldProblem]) -> None:
-        super().__init__("; ".join(p.message for p in problems))
-        self.problems = problems
-
-
-class CellProblem(StrEnum):
-    """Why one cell of the grid cannot be read as one number."""
-
-    EMPTY = "empty"
-    DECIMAL_COMMA = "decimal_comma"
-    COMMA_DECIMAL_OR_THOUSANDS = "comma_decimal_or_thousands"
-    SEVERAL_NUMBERS = "several_numbers"
-    NOT_A_NUMBER = "not_a_number"
-    NAN = "nan"
-    TOO_LARGE = "too_large"
-    DIVISION_BY_ZERO = "division_by_zero"
-
-
-def answer_from_form(form, rows: int, cols: int, names: list[list[str]]) -> FormAnswer:
-    """The answer as text, from the grid or from the paste box.
-
-    The paste box is read only while the grid is empty: text left in it after an error must
-    never silently replace what the learner has since typed into the grid. When both hold
-    an answer they must agree (e.g. the grid was filled from the box), or the learner is
-    asked to empty one of them.
-
-    Every cell of the grid is checked on its own, so that every cell to fix is reported at
-    once, named by ``names`` (its row and column headers as the page shows them).
-    """
-    cells = [[typed_cell(form.get(cell_field(r, c), "")) for c in range(cols)] for r in range(rows)]
-    pasted = form.get("pasted", "").strip()
-    grid_used = any(value for row in cells for value in row)
-    if pasted and not grid_used:
-        return FormAnswer(pasted, AnswerSource.PASTE_BOX, cells)
-    if not grid_used:
-        first = cell_field(0, 0)
-        raise FormProblem([FieldProblem(first, None, translate("no_answer_entered"))])
-    empty = any(not value for row in cells for value in row)
-    grid_text = "\n".join(", ".join(row) for row in cells)
-    if pasted and (empty or not _same_numbers(grid_text, pasted)):
-        message = translate("grid_and_paste_box_differ", box=translate("paste_matrix"))
-        raise FormProblem([FieldProblem(AnswerSource.PASTE_BOX.value, None, message)])
-    problems = [
-        FieldProblem(cell_field(r, c), names[r][c], cell_problem_text(problem, value))
-        for r, row in enumerate(cells)
-        for c, value in enumerate(row)
-        if (problem := cell_problem(value)) is not None
-    ]
-    if problems:
-        raise FormProblem(problems)
-    return FormAnswer(grid_text, AnswerSource.GRID, cells)
-
-
-# A separator typed after a cell's number ("0.5," as in a list, then Tab to the next cell)
-# separates it from nothing: it is left out rather than read as a missing second number.
-_TRAILING_SEPARATORS = ",;，；、"
-
-
-def typed_cell(value: str) -> str:
-    """A cell's text as read: without surrounding space or a trailing separator."""
-    return value.strip().rstrip(_TRAILING_SEPARATORS).rstrip()
-
-
-def cell_field(row: int, col: int) -> str:
-    """The name (and id) of the grid's input for a cell, rows and columns counted from 0."""
-    return f"cell-{row}-{col}"
-
-
-# "0,5" as a continental European or a spreadsheet writes one half (also with a full-width
-# comma): the grader reads two numbers
-_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]+[,，][0-9]+")
-# "1,250": a decimal comma (1.25) or a thousands separator (1250), which the grid cannot tell
-_DECIMAL_OR_THOUSANDS_COMMA = re.compile(r"[+-]?[1-9][0-9]{0,2}[,，][0-9]{3}")
-
-_UNREADABLE_VALUE = {
-    Rejection.NAN: CellProblem.NAN,
-    Rejection.TOO_LARGE: CellProblem.TOO_LARGE,
-    Rejection.DIVISION_BY_ZERO: CellProblem.DIVISION_BY_ZERO,
-}
-
-
-def cell_problem(cell: str) -> CellProblem | None:
-    """Why the grader could not take this cell (stripped) as one number, or None if it can.
-
-    Asked of the grader's own parser, with the cell where the grid's text puts it (cells
-    joined by ", ", rows by new lines): between two values of a row, which must then read as
-    three values. So a cell the grader would take for more than one value ("0.5 0.1", the
-    decimal comma of "0,5"), or at which it would split its row ("0.5;" ends the row,
-    ", 0.5" leaves a value out), holds several numbers; one it cannot read is named by what
-    the grader says of it."""
-    if not cell:
-        return CellProblem.EMPTY
-    if _DECIMAL_OR_THOUSANDS_COMMA.fullmatch(cell):
-        several = CellProblem.COMMA_DECIMAL_OR_THOUSANDS
-    elif _DECIMAL_COMMA.fullmatch(cell):
-        several = CellProblem.DECIMAL_COMMA
-    else:
-        several = CellProblem.SEVERAL_NUMBERS
-    try:
-        values = parse_answer(f"0, {cell}, 0")
-    except AnswerRejected as exc:
-        if "column" in exc.params:  # a value it could not read: is it the cell's first?
-            if (exc.params["row"], exc.params["column"]) != (1, 2):
-                return several
-            return _UNREADABLE_VALUE.get(exc.code, CellProblem.NOT_A_NUMBER)
-        if exc.code in (Rejection.RAGGED_ROWS, Rejection.EMPTY_BETWEEN_COMMAS):
-            return several  # a separator inside the cell splits its row
-        return CellProblem.NOT_A_NUMBER  # brackets, a control character: not one number
-    return None if values.shape == (1, 3) else several
-
-
-# Longest cell quoted back in a message, as the grader shortens what it quotes
-_MAX_QUOTED_CHARS = 30
-
-
-def cell_problem_text(problem: CellProblem, cell: str) -> str:
-    """What is wrong with a cell, in the page's language, quoting what was typed."""
-    text = cell if len(cell) <= _MAX_QUOTED_CHARS else cell[: _MAX_QUOTED_CHARS - 1] + "…"
-    match problem:
-        case CellProblem.EMPTY:
-            return translate("cell_empty")
-        case CellProblem.DECIMAL_COMMA:
-            fixed = text.replace(",", ".").replace("，", ".")
-            return translate("cell_decimal_comma", text=text, fixed=fixed)
-        case CellProblem.COMMA_DECIMAL_OR_THOUSANDS:
-            return translate(
-                "cell_comma_decimal_or_thousands",
-                text=text,
-                decimal=text.replace(",", ".").replace("，", "."),
-                whole=text.replace(",", "").replace("，", ""),
-            )
-        case CellProblem.SEVERAL_NUMBERS:
-            return translate("cell_several_numbers", text=text)
-        case CellProblem.NAN:
-            return translate("cell_nan")
-        case CellProblem.TOO_LARGE:
-            return translate("cell_too_large", text=text)
-        case CellProblem.DIVISION_BY_ZERO:
-            return translate("cell_division_by_zero", text=text)
-        case _:
-            return translate("cell_not_a_number", text=text)
-
-
-def _same_numbers(first: str, second: str) -> bool:
-    try:
-        a, b = parse_answer(first), parse_answer(second)
-    except AnswerRejected:
-        return False
-    return a.shape == b.shape and bool(np.array_equal(a, b))
-
-
-def tolerance_rule(tolerance: Tolerance) -> str:
-    """How close an answer must be, as the learner reads it before answering."""
-    atol, rtol = format_number(tolerance.atol, 6), format_number(tolerance.rtol, 6)
-    if tolerance.atol == 0 and tolerance.rtol == 0:
-        return translate("tolerance_exact")
-    if tolerance.rtol == 0:
-        return translate("tolerance_absolute", atol=atol)
-    return translate("tolerance_relative", atol=atol, rtol=rtol)
-
-
-def drill_rules(variant: Variant, attempts_allowed: int, penalty: float) -> list[str]:
-    """The rules a drill's page states before answering: how close, all or nothing, what a
-    retry costs (the instructor's preview shows the same list)."""
-    rules = [tolerance_rule(variant.tolerance)]
-    if variant.all_or_nothing and variant.answer.values.size > 1:
-        rules.append(translate("all_or_nothing_rule"))
-    if attempts_allowed > 1 and penalty > 0:
-        rules.append(translate("retry_penalty", penalty=format_whole_percent(penalty)))
-    return rules
-
-
-def cell_names(answer) -> list[list[str]]:
-    """What the learner calls each cell of the answer: its row and column headers as the page
-    shows them ("我, d1"), a header left out where it is empty, the answer's name for a
-    single number."""
-    rows, cols = answer.shape
-    if (rows, cols) == (1, 1):  # its one input is labelled with the answer's name
-        return [[answer.name]]
-    return [
-        [
-            ", ".join(label for label in (answer.row_labels[r], answer.col_labels[c]) if label)
-            or answer.name
-            for c in range(cols)
-        ]
-        for r in range(rows)
-    ]
-
-
 # Where the browser keeps what the learner typed into the grid for their latest graded
 # attempt: {"variant": id, "attempt": n, "cells": rows of text, "unseen": bool}. The store
 # keeps the answer's text, but the page reads only the graded values, and those lose the
@@ -427,45 +208,6 @@ def _remembered_answer(variant_id: int, attempt: int) -> dict | None:
     return remembered
 
 
-def typed_value(value: float | str) -> str:
-    """A graded cell's value (from stored JSON: infinities as "inf"/"-inf") as a learner would
-    type it back: every digit that was read (the shortest text that reads as the same
-    number), a whole number without ".0", never rounded (a rounded value could turn a right
-    cell wrong)."""
-    number = float(value)
-    if math.isinf(number):
-        return "-inf" if number < 0 else "inf"
-    if number.is_integer() and abs(number) < 1e15:
-        return str(int(number))
-    return repr(number)
-
-
-def grid_prefill(
-    last: store.SubmissionResult | None, rows: int, cols: int, remembered: dict | None
-) -> list[list[str]]:
-    """What the answer grid holds when the page opens without a form to show again: the
-    latest attempt's answer, so that a retry changes only the cells to fix.
-
-    As the learner typed it into the grid when this browser sent it; otherwise (an answer
-    pasted into the box, or sent from another browser or long ago) its values as read. A
-    pasted answer goes into the grid rather than back into the box: the cells marked wrong
-    are in the grid, and the box is read only while the grid is empty, so the grid is where
-    the learner fixes them (as static/drill.js copies a pasted matrix into the grid)."""
-    if last is None:
-        return [["" for _ in range(cols)] for _ in range(rows)]
-    typed = remembered.get("cells") if remembered else None
-    if (
-        isinstance(typed, list)
-        and len(typed) == rows
-        and all(isinstance(row, list) and len(row) == cols for row in typed)
-    ):
-        return [[str(value) for value in row] for row in typed]
-    values = [["" for _ in range(cols)] for _ in range(rows)]
-    for cell in last.cells:
-        values[cell["row"]][cell["col"]] = typed_value(cell["submitted"])
-    return values
-
-
 def render_variant(
     state: practice.DrillState,
     problems: list[FieldProblem] | None = None,
@@ -482,9 +224,7 @@ def render_variant(
     rules = drill_rules(variant, state.stored.attempts_allowed, state.stored.penalty)
     answer = variant.answer
     if problems is not None:  # the form sent back: the grid as the learner left it
-        values = [
-            [request.form.get(cell_field(r, c), "") for c in range(cols)] for r in range(rows)
-        ]
+        values = form_cells(request.form, rows, cols)
         remembered = None
     else:
         remembered = _remembered_answer(state.stored.id, last.attempt) if last else None
@@ -552,48 +292,6 @@ def render_variant(
     ), status
 
 
-def cell_marks(
-    cells: list[dict], rows: int, cols: int, reveal_wrong: bool
-) -> list[list[dict[str, object]]]:
-    """Graded cells (as `NumericGrade.to_json_dict()` writes them, infinities as strings),
-    as the marks table shows them: right or wrong, the value given and, for a right cell or
-    once `reveal_wrong`, the values that were accepted."""
-    marks: list[list[dict[str, object]]] = [[{} for _ in range(cols)] for _ in range(rows)]
-    for cell in cells:
-        mark: dict[str, object] = {
-            "correct": cell["correct"],
-            "submitted": _shown(cell["submitted"]),
-        }
-        if reveal_wrong or cell["correct"]:
-            low, high = _shown(cell["low"]), _shown(cell["high"])
-            if low == high:  # an exact answer (a token id): one value, not an interval,
-                if not cell["correct"]:  # and only where it is not the value given
-                    mark |= {"interval": low, "interval_title": translate("accepted_value")}
-            else:
-                mark |= {
-                    "interval": f"[{low}, {high}]",
-                    "interval_title": translate("accepted_interval"),
-                }
-        marks[cell["row"]][cell["col"]] = mark
-    return marks
-
-
-def _shown(value: float | str) -> str:
-    """A cell value from stored JSON, where infinities are the strings "inf" and "-inf"."""
-    return format_number(float(value), 4)
-
-
-def step_tables(step: Step, number: int, lang: str) -> list[Markup]:
-    """A worked solution step's tensors, each box named after the step too: a step shows
-    again what the drill gave (X', W_q), and two regions of one name cannot be told apart."""
-    return [
-        matrix_table(
-            tensor, region_label=f"{number}. {step.title[lang]}{translate('colon')}{tensor.name}"
-        )
-        for tensor in step.tensors
-    ]
-
-
 @bp.get("/variants/<int:variant_id>")
 @login_required
 def variant(variant_id: int):
@@ -605,13 +303,16 @@ def variant(variant_id: int):
 @login_required
 def submit(variant_id: int):
     state = _load_state(variant_id)
+    rows, cols = state.variant.answer.shape
     try:
-        # problems named by the headers the page shows, in its language
-        shown = localized_tensor(state.variant.answer)
-        answer = answer_from_form(request.form, *shown.shape, cell_names(shown))
-    except FormProblem as problem:
+        answer = read_grid(
+            form_cells(request.form, rows, cols), request.form.get(PASTE_BOX_FIELD, "")
+        )
+    except GridRejected as rejected:
         db().rollback()
-        return render_variant(state, problem.problems, 422)
+        # problems named by the headers the page shows, in its language
+        names = cell_names(localized_tensor(state.variant.answer))
+        return render_variant(state, [field_problem(p, names) for p in rejected.problems], 422)
     try:
         outcome = practice.submit_drill(
             db(),
@@ -624,9 +325,7 @@ def submit(variant_id: int):
         db().rollback()
         # every cell has been read on its own, so what is left is the whole text's (too long)
         if answer.source is AnswerSource.PASTE_BOX:
-            problem = FieldProblem(
-                AnswerSource.PASTE_BOX.value, translate("paste_matrix"), answer_problem(exc)
-            )
+            problem = FieldProblem(PASTE_BOX_FIELD, translate("paste_matrix"), answer_problem(exc))
         else:
             message = translate("invalid_answer_in_grid", message=answer_problem(exc))
             problem = FieldProblem(None, None, message)

@@ -25,7 +25,7 @@ from quizsvc.bank import (
 from quizsvc.drills import Tensor
 from quizsvc.grading import AnswerRejected, Tolerance
 from quizsvc.web.context import bank, db
-from quizsvc.web.drills import cell_marks, tolerance_rule
+from quizsvc.web.drill_parts import cell_marks, tolerance_rule
 from quizsvc.web.i18n import answer_problem, as_sentence, negotiated_language, translate
 from quizsvc.web.render import heatmap_svg, matrix_table
 from quizsvc.worked_example import erratum_label, worked_example_sections

@@ -17,8 +17,8 @@ from sqlalchemy import func, select
 from web_helpers import PASSWORD, count, user_id
 
 from quizsvc import practice, store
-from quizsvc.web import instructor
-from quizsvc.web.instructor import ReviewInputError, highlight, parse_score
+from quizsvc.web.instructor import review as review_pages
+from quizsvc.web.instructor.review import ReviewInputError, highlight, parse_score
 from quizsvc.web.render import format_percent
 
 CHAPTER = "transformer-by-hand"
@@ -756,7 +756,7 @@ def test_reviewing_an_unknown_or_a_choice_answer_is_refused(app, browser_for, se
     ],
 )
 def test_an_answers_language_is_read_from_its_han_characters_and_latin_words(text, language):
-    assert instructor.answer_language(text) == language
+    assert review_pages.answer_language(text) == language
 
 
 def test_the_reference_answer_is_shown_in_the_language_of_the_answer(app, browser_for, sessions):
@@ -1221,7 +1221,7 @@ def test_the_report_says_how_many_answers_await_review(app, browser_for, session
 def test_the_overview_counts_students_only_and_marks_a_full_queue(
     app, browser_for, sessions, monkeypatch
 ):
-    monkeypatch.setattr(instructor, "REVIEW_QUEUE_LIMIT", 2)
+    monkeypatch.setattr(review_pages, "REVIEW_QUEUE_LIMIT", 2)
     ines = browser_for("ines")
     ines.post("/lang/en")
     assert ">Students</a>: 2</li>" in ines.get("/instructor/").text  # alice and bob, not ines
@@ -1332,7 +1332,7 @@ def test_a_refused_score_on_the_answers_own_page_stays_on_that_page(app, browser
 def test_a_comment_of_exactly_the_limit_is_stored(app, browser_for, sessions):
     ines, answer_id = an_answer_in_ines_queue(browser_for, sessions)
     ines.get("/instructor/reviews")
-    comment = "c" * instructor.MAX_COMMENT_LENGTH
+    comment = "c" * review_pages.MAX_COMMENT_LENGTH
     response = ines.post(f"/instructor/reviews/{answer_id}", {"score": "50", "comment": comment})
     assert response.status_code == 302
     with sessions() as session:

@@ -11,7 +11,7 @@ from web_helpers import user_id
 
 from quizsvc import practice, store
 from quizsvc.reports import EVENT_COLUMNS
-from quizsvc.web import instructor
+from quizsvc.web.instructor import students as student_pages
 
 CHAPTER_URL = "/chapters/transformer-by-hand"
 BOM = b"\xef\xbb\xbf"
@@ -232,7 +232,7 @@ def test_a_report_whose_drill_history_is_cut_short_says_so(app, browser_for, ses
             session, app.extensions["quizsvc"].bank, learner, "drill-softmax-row", seed=8
         )
         practice.submit_drill(session, learner, issued.id, "0 0 0", "key-2")
-    monkeypatch.setattr(instructor, "HISTORY_LIMIT", 1)
+    monkeypatch.setattr(student_pages, "HISTORY_LIMIT", 1)
     ines = browser_for("ines")
     ines.post("/lang/en")
     page = ines.get(f"/instructor/students/{learner}/report").text

@@ -1,0 +1,92 @@
+"""The parts of a drill's page that other pages show too (the instructor's preview, the
+chapter's numeric questions): the rules stated before answering, the names of the answer's
+cells, the marks of a graded attempt and the worked solution's tables."""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from quizsvc.drills import Step, Variant
+from quizsvc.grading import Tolerance
+from quizsvc.web.i18n import translate
+from quizsvc.web.render import format_number, format_whole_percent, matrix_table
+
+
+def tolerance_rule(tolerance: Tolerance) -> str:
+    """How close an answer must be, as the learner reads it before answering."""
+    atol, rtol = format_number(tolerance.atol, 6), format_number(tolerance.rtol, 6)
+    if tolerance.atol == 0 and tolerance.rtol == 0:
+        return translate("tolerance_exact")
+    if tolerance.rtol == 0:
+        return translate("tolerance_absolute", atol=atol)
+    return translate("tolerance_relative", atol=atol, rtol=rtol)
+
+
+def drill_rules(variant: Variant, attempts_allowed: int, penalty: float) -> list[str]:
+    """The rules a drill's page states before answering: how close, all or nothing, what a
+    retry costs (the instructor's preview shows the same list)."""
+    rules = [tolerance_rule(variant.tolerance)]
+    if variant.all_or_nothing and variant.answer.values.size > 1:
+        rules.append(translate("all_or_nothing_rule"))
+    if attempts_allowed > 1 and penalty > 0:
+        rules.append(translate("retry_penalty", penalty=format_whole_percent(penalty)))
+    return rules
+
+
+def cell_names(answer) -> list[list[str]]:
+    """What the learner calls each cell of the answer: its row and column headers as the page
+    shows them ("我, d1"), a header left out where it is empty, the answer's name for a
+    single number."""
+    rows, cols = answer.shape
+    if (rows, cols) == (1, 1):  # its one input is labelled with the answer's name
+        return [[answer.name]]
+    return [
+        [
+            ", ".join(label for label in (answer.row_labels[r], answer.col_labels[c]) if label)
+            or answer.name
+            for c in range(cols)
+        ]
+        for r in range(rows)
+    ]
+
+
+def cell_marks(
+    cells: list[dict], rows: int, cols: int, reveal_wrong: bool
+) -> list[list[dict[str, object]]]:
+    """Graded cells (as `NumericGrade.to_json_dict()` writes them, infinities as strings),
+    as the marks table shows them: right or wrong, the value given and, for a right cell or
+    once `reveal_wrong`, the values that were accepted."""
+    marks: list[list[dict[str, object]]] = [[{} for _ in range(cols)] for _ in range(rows)]
+    for cell in cells:
+        mark: dict[str, object] = {
+            "correct": cell["correct"],
+            "submitted": _shown(cell["submitted"]),
+        }
+        if reveal_wrong or cell["correct"]:
+            low, high = _shown(cell["low"]), _shown(cell["high"])
+            if low == high:  # an exact answer (a token id): one value, not an interval,
+                if not cell["correct"]:  # and only where it is not the value given
+                    mark |= {"interval": low, "interval_title": translate("accepted_value")}
+            else:
+                mark |= {
+                    "interval": f"[{low}, {high}]",
+                    "interval_title": translate("accepted_interval"),
+                }
+        marks[cell["row"]][cell["col"]] = mark
+    return marks
+
+
+def _shown(value: float | str) -> str:
+    """A cell value from stored JSON, where infinities are the strings "inf" and "-inf"."""
+    return format_number(float(value), 4)
+
+
+def step_tables(step: Step, number: int, lang: str) -> list[Markup]:
+    """A worked solution step's tensors, each box named after the step too: a step shows
+    again what the drill gave (X', W_q), and two regions of one name cannot be told apart."""
+    return [
+        matrix_table(
+            tensor, region_label=f"{number}. {step.title[lang]}{translate('colon')}{tensor.name}"
+        )
+        for tensor in step.tensors
+    ]

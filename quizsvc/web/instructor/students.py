@@ -1,0 +1,181 @@
+"""The students' pages: the roster (where accounts are created), a student's progress and
+open answers, their printable report."""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import abort, flash, redirect, render_template, request, url_for
+
+from quizsvc import reports, store
+from quizsvc.bank import localize
+from quizsvc.store import reports_queries
+from quizsvc.web.auth import account_problem, create_account, instructor_required
+from quizsvc.web.context import bank, db
+from quizsvc.web.i18n import negotiated_language, skill_name, translate
+from quizsvc.web.instructor.common import begin_reading, bp, excerpt
+from quizsvc.web.progress import in_bank_order
+from quizsvc.web.render import bar_chart_svg, chart_figure, line_chart_svg
+
+HISTORY_LIMIT = 20
+STUDENTS_PER_PAGE = 50
+
+
+def _student(user_id: int) -> store.User:
+    user = store.user_by_id(db(), user_id)
+    if user is None or user.role != "student":
+        abort(404, description=translate("instructor_no_student", id=user_id))
+    return user
+
+
+@bp.get("/students")
+@instructor_required
+def students():
+    return render_students()
+
+
+@bp.post("/students")
+@instructor_required
+def add_account():
+    """Instructors create accounts (students or instructors) with a first password."""
+    role = request.form.get("role", "student")
+    if role not in store.ROLES:
+        abort(400, description=translate("error_unknown_role", role=role))
+    try:
+        user = create_account(role)
+    except store.StoreError as exc:
+        db().rollback()
+        return render_students(error=account_problem(exc), status=422)
+    flash(translate("instructor_account_created", name=user.name, role=role), "info")
+    return redirect(url_for("instructor.students"))
+
+
+def _page_number() -> int:
+    """The ``page`` asked for (1 when none); 400 with a message for anything but a page
+    number."""
+    raw = request.args.get("page", "")
+    if not raw:
+        return 1
+    if not re.fullmatch(r"[0-9]{1,9}", raw) or int(raw) < 1:
+        abort(400, description=translate("error_bad_page", page=raw[:40]))
+    return int(raw)
+
+
+def render_students(error: str | None = None, status: int = 200):
+    begin_reading()
+    # one page of the roster, in six queries whatever the number of students
+    page = _page_number()
+    total = reports_queries.student_count(db())
+    pages = max(1, math.ceil(total / STUDENTS_PER_PAGE))
+    if page > pages:
+        abort(404, description=translate("error_no_page", page=page, last=pages))
+    offset = (page - 1) * STUDENTS_PER_PAGE
+    shown = reports_queries.students_page(db(), offset=offset, limit=STUDENTS_PER_PAGE)
+    ids = [student.id for student in shown]
+    skills: dict[int, list[str]] = {}
+    for learner_id, skill, _mastery in sorted(reports_queries.masteries(db(), ids)):
+        skills.setdefault(learner_id, []).append(skill)
+    activity = reports_queries.last_activity(db(), ids)
+    roster = [
+        {
+            "user": student,
+            "last_activity": activity.get(student.id),
+            "skills": skills.get(student.id, []),
+        }
+        for student in shown
+    ]
+    return render_template(
+        "instructor/students.html",
+        roster=roster,
+        total=total,
+        first=offset + 1,
+        page=page,
+        pages=pages,
+        instructors=store.list_users(db(), role="instructor"),
+        error=error,
+        role=request.form.get("role", "student"),
+    ), status
+
+
+def _progress_data(user_id: int) -> dict[str, Any]:
+    skills = in_bank_order(store.progress_for(db(), user_id))
+    history = store.recent_history(db(), user_id, limit=HISTORY_LIMIT)
+    scored = [h.score for h in reversed(history) if h.score is not None]
+    mastery, recent = translate("chart_mastery"), translate("chart_scores")
+    return {
+        "skills": skills,
+        "history": history,
+        "mastery_chart": chart_figure(
+            bar_chart_svg([(skill_name(s.skill), s.mastery) for s in skills], label=mastery),
+            mastery,
+        ),
+        "history_chart": chart_figure(line_chart_svg(scored, label=recent), recent),
+    }
+
+
+@bp.get("/students/<int:user_id>")
+@instructor_required
+def student(user_id: int):
+    begin_reading()
+    user = _student(user_id)
+    lang = negotiated_language()
+    live = bank()
+    open_answers = [
+        {
+            "id": row.id,
+            "question_id": row.question_id,
+            "prompt": (
+                excerpt(localize(live.questions[row.question_id].prompt, lang), 100)
+                if row.question_id in live.questions
+                else None
+            ),
+            "score": row.score,
+            "answered_at": row.answered_at,
+        }
+        for row in reports_queries.open_answers_of(db(), user.id)
+    ]
+    return render_template(
+        "instructor/student.html",
+        student=user,
+        open_answers=open_answers,
+        **_progress_data(user.id),
+    )
+
+
+@bp.get("/students/<int:user_id>/report")
+@instructor_required
+def student_report(user_id: int):
+    begin_reading()
+    user = _student(user_id)
+    live = bank()
+    lang = negotiated_language()
+    report = reports.student_report(db(), live, user.id, history_limit=HISTORY_LIMIT)
+    graded = [line for line in report.skills if line.progress is not None]
+    drill_scores = [line.score for line in reversed(report.drill_history)]
+    mastery, drills = translate("chart_mastery"), translate("instructor_drill_scores")
+    return render_template(
+        "instructor/report.html",
+        report=report,
+        student=user,
+        generated=datetime.now(UTC),
+        bank=live,
+        prompts={
+            line.question_id: excerpt(localize(line.question.prompt, lang), 120)
+            for line in report.chapter_answers
+        },
+        mastery_chart=(
+            chart_figure(
+                bar_chart_svg(
+                    [(skill_name(line.skill), line.progress.mastery) for line in graded],
+                    label=mastery,
+                ),
+                mastery,
+            )
+            if graded
+            else None
+        ),
+        drill_chart=chart_figure(line_chart_svg(drill_scores, label=drills), drills),
+    )
