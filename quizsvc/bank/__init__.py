@@ -13,7 +13,14 @@ from quizsvc.bank.loader import (
     content_version,
     load_bank,
 )
-from quizsvc.bank.problems import CONTENT_MESSAGES, ContentProblem, format_problem
+from quizsvc.bank.problems import (
+    CONTENT_MESSAGES,
+    GOT_SUFFIX,
+    N_,
+    NOTHING,
+    ContentProblem,
+    format_problem,
+)
 from quizsvc.bank.schema import (
     LANGUAGES,
     QUESTION_TYPES,
@@ -37,7 +44,10 @@ from quizsvc.bank.views import public_question, render_markdown, solution_view
 
 __all__ = [
     "CONTENT_MESSAGES",
+    "GOT_SUFFIX",
     "LANGUAGES",
+    "NOTHING",
+    "N_",
     "QUESTION_TYPES",
     "Bank",
     "BankError",
