@@ -19,6 +19,7 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import gettext, ngettext
 from flask_login import current_user, login_required
 from markupsafe import Markup
 
@@ -34,13 +35,10 @@ from quizsvc.web.i18n import (
     localized_variant,
     negotiated_language,
     skill_name,
-    translate,
 )
 from quizsvc.web.render import format_number, format_whole_percent, heatmap_svg, matrix_table
 
 bp = Blueprint("drills", __name__)
-
-TIME_FORMAT = "%Y-%m-%d %H:%M"  # times are stored and shown in UTC, and labelled so
 
 
 @bp.get("/drills")
@@ -72,7 +70,7 @@ def index():
             {
                 "variant_id": u.variant_id,
                 "title": drill_title(u.kind),
-                "started": u.created_at.strftime(TIME_FORMAT),
+                "started": u.created_at,
                 "attempts_left": u.attempts_left,
             }
             for u in unfinished
@@ -84,14 +82,27 @@ def drill_status(standing: store.DrillStanding | None) -> list[str]:
     """What the learner has done with a drill, as short phrases in the page's language:
     its unfinished variants (which Continue resumes), its finished ones, its best score."""
     if standing is None:
-        return [translate("drill_not_started")]
+        return [gettext("Not tried yet")]
     status = []
     if standing.unfinished:
-        status.append(translate("drill_unfinished", count=standing.unfinished))
+        status.append(
+            ngettext(
+                "%(num)s unfinished variant, Continue opens it",
+                "%(num)s unfinished variants, Continue opens the newest",
+                standing.unfinished,
+            )
+        )
     if standing.finished:
-        status.append(translate("drill_finished", count=standing.finished))
+        status.append(
+            ngettext("%(num)s variant finished", "%(num)s variants finished", standing.finished)
+        )
     if standing.best is not None:
-        status.append(translate("drill_best_score", score=format_whole_percent(standing.best)))
+        status.append(
+            gettext(
+                "best score %(score)s (each variant at its best attempt)",
+                score=format_whole_percent(standing.best),
+            )
+        )
     return status
 
 
@@ -105,10 +116,12 @@ def _recommended_view(
     skill = skill_name(recommendation.skill)
     return {
         **drill,
-        "why": translate("recommended_unpractised", skill=skill)
+        "why": gettext("It practises a skill you have not practised yet: %(skill)s.", skill=skill)
         if recommendation.mastery is None
-        else translate(
-            "recommended_weakest", skill=skill, mastery=format_whole_percent(recommendation.mastery)
+        else gettext(
+            "It practises your weakest skill so far: %(skill)s (mastery %(mastery)s).",
+            skill=skill,
+            mastery=format_whole_percent(recommendation.mastery),
         ),
     }
 
@@ -118,7 +131,7 @@ def _recommended_view(
 def recommended():
     question_id = practice.recommended_drill(db(), bank(), current_user.id)
     if question_id is None:
-        abort(404, description=translate("error_no_drills"))
+        abort(404, description=gettext("There are no drills in the question bank."))
     return _resume_or_start(question_id)
 
 
@@ -136,7 +149,7 @@ def new_variant(question_id: str):
     try:
         issued = practice.start_drill(db(), bank(), current_user.id, question_id)
     except practice.PracticeError:
-        abort(404, description=translate("error_no_drill", id=question_id))
+        abort(404, description=gettext("There is no drill '%(id)s'.", id=question_id))
     return redirect(url_for("drills.variant", variant_id=issued.id))
 
 
@@ -144,7 +157,7 @@ def _resume_or_start(question_id: str):
     try:
         variant_id = practice.resume_or_start_drill(db(), bank(), current_user.id, question_id)
     except practice.PracticeError:
-        abort(404, description=translate("error_no_drill", id=question_id))
+        abort(404, description=gettext("There is no drill '%(id)s'.", id=question_id))
     return redirect(url_for("drills.variant", variant_id=variant_id))
 
 
@@ -169,7 +182,9 @@ def _load_state(variant_id: int) -> practice.DrillState:
         return practice.drill_state(db(), current_user.id, variant_id)
     except (store.NotFound, store.NotYourVariant):
         # the same answer for "not yours" as for "not there": ids are not to be probed
-        abort(404, description=translate("error_no_drill_variant", id=variant_id))
+        abort(
+            404, description=gettext("You have no drill exercise numbered %(id)s.", id=variant_id)
+        )
 
 
 class AnswerSource(StrEnum):
@@ -239,11 +254,15 @@ def answer_from_form(form, rows: int, cols: int, names: list[list[str]]) -> Form
         return FormAnswer(pasted, AnswerSource.PASTE_BOX, cells)
     if not grid_used:
         first = cell_field(0, 0)
-        raise FormProblem([FieldProblem(first, None, translate("no_answer_entered"))])
+        raise FormProblem([FieldProblem(first, None, gettext("No answer was entered."))])
     empty = any(not value for row in cells for value in row)
     grid_text = "\n".join(", ".join(row) for row in cells)
     if pasted and (empty or not _same_numbers(grid_text, pasted)):
-        message = translate("grid_and_paste_box_differ", box=translate("paste_matrix"))
+        message = gettext(
+            "The grid and the “%(box)s” box hold different answers: empty "
+            "one of them, then submit again.",
+            box=gettext("Paste a matrix"),
+        )
         raise FormProblem([FieldProblem(AnswerSource.PASTE_BOX.value, None, message)])
     problems = [
         FieldProblem(cell_field(r, c), names[r][c], cell_problem_text(problem, value))
@@ -323,27 +342,33 @@ def cell_problem_text(problem: CellProblem, cell: str) -> str:
     text = cell if len(cell) <= _MAX_QUOTED_CHARS else cell[: _MAX_QUOTED_CHARS - 1] + "…"
     match problem:
         case CellProblem.EMPTY:
-            return translate("cell_empty")
+            return gettext("empty")
         case CellProblem.DECIMAL_COMMA:
             fixed = text.replace(",", ".").replace("，", ".")
-            return translate("cell_decimal_comma", text=text, fixed=fixed)
+            return gettext(
+                "“%(text)s” has a decimal comma: write %(fixed)s", text=text, fixed=fixed
+            )
         case CellProblem.COMMA_DECIMAL_OR_THOUSANDS:
-            return translate(
-                "cell_comma_decimal_or_thousands",
+            return gettext(
+                "“%(text)s”: is the comma a decimal point or a thousands "
+                "separator? Write %(decimal)s or %(whole)s",
                 text=text,
                 decimal=text.replace(",", ".").replace("，", "."),
                 whole=text.replace(",", "").replace("，", ""),
             )
         case CellProblem.SEVERAL_NUMBERS:
-            return translate("cell_several_numbers", text=text)
+            return gettext("“%(text)s” is more than one number: type just one", text=text)
         case CellProblem.NAN:
-            return translate("cell_nan")
+            return gettext("NaN is not a number you can be graded on")
         case CellProblem.TOO_LARGE:
-            return translate("cell_too_large", text=text)
+            return gettext(
+                "“%(text)s” is too large to be a finite number (write inf if you mean infinity)",
+                text=text,
+            )
         case CellProblem.DIVISION_BY_ZERO:
-            return translate("cell_division_by_zero", text=text)
+            return gettext("“%(text)s” divides by zero", text=text)
         case _:
-            return translate("cell_not_a_number", text=text)
+            return gettext("“%(text)s” is not a number", text=text)
 
 
 def _same_numbers(first: str, second: str) -> bool:
@@ -358,10 +383,15 @@ def tolerance_rule(tolerance: Tolerance) -> str:
     """How close an answer must be, as the learner reads it before answering."""
     atol, rtol = format_number(tolerance.atol, 6), format_number(tolerance.rtol, 6)
     if tolerance.atol == 0 and tolerance.rtol == 0:
-        return translate("tolerance_exact")
+        return gettext("Only the exact value counts as correct.")
     if tolerance.rtol == 0:
-        return translate("tolerance_absolute", atol=atol)
-    return translate("tolerance_relative", atol=atol, rtol=rtol)
+        return gettext("Answers within ±%(atol)s of the exact value count as correct.", atol=atol)
+    return gettext(
+        "Answers within ±(%(atol)s + %(rtol)s × |exact value|) of the "
+        "exact value count as correct.",
+        atol=atol,
+        rtol=rtol,
+    )
 
 
 def drill_rules(variant: Variant, attempts_allowed: int, penalty: float) -> list[str]:
@@ -369,9 +399,14 @@ def drill_rules(variant: Variant, attempts_allowed: int, penalty: float) -> list
     retry costs (the instructor's preview shows the same list)."""
     rules = [tolerance_rule(variant.tolerance)]
     if variant.all_or_nothing and variant.answer.values.size > 1:
-        rules.append(translate("all_or_nothing_rule"))
+        rules.append(gettext("Every cell must be right to score: one wrong cell scores 0."))
     if attempts_allowed > 1 and penalty > 0:
-        rules.append(translate("retry_penalty", penalty=format_whole_percent(penalty)))
+        rules.append(
+            gettext(
+                "Each further attempt takes %(penalty)s off the score.",
+                penalty=format_whole_percent(penalty),
+            )
+        )
     return rules
 
 
@@ -526,7 +561,7 @@ def render_variant(
         finished=state.finished,
         solved=state.solved,
         expected=matrix_table(
-            answer, region_label=translate("correct_answer") + translate("colon") + answer.name
+            answer, region_label=gettext("Correct answer") + gettext(": ") + answer.name
         )
         if state.finished
         else None,
@@ -542,7 +577,12 @@ def render_variant(
         else None,
         heatmap=heatmap_svg(
             variant.heatmap,
-            label=translate("heatmap_description", name=variant.heatmap.name),
+            label=gettext(
+                "Attention weights %(name)s: one row per query, one column per "
+                "key; the darker the square, the larger the weight, and each "
+                "square shows its value.",
+                name=variant.heatmap.name,
+            ),
         )
         if state.finished and variant.heatmap
         else None,
@@ -568,11 +608,11 @@ def cell_marks(
             low, high = _shown(cell["low"]), _shown(cell["high"])
             if low == high:  # an exact answer (a token id): one value, not an interval,
                 if not cell["correct"]:  # and only where it is not the value given
-                    mark |= {"interval": low, "interval_title": translate("accepted_value")}
+                    mark |= {"interval": low, "interval_title": gettext("Accepted value")}
             else:
                 mark |= {
                     "interval": f"[{low}, {high}]",
-                    "interval_title": translate("accepted_interval"),
+                    "interval_title": gettext("Accepted interval"),
                 }
         marks[cell["row"]][cell["col"]] = mark
     return marks
@@ -588,7 +628,7 @@ def step_tables(step: Step, number: int, lang: str) -> list[Markup]:
     again what the drill gave (X', W_q), and two regions of one name cannot be told apart."""
     return [
         matrix_table(
-            tensor, region_label=f"{number}. {step.title[lang]}{translate('colon')}{tensor.name}"
+            tensor, region_label=f"{number}. {step.title[lang]}{gettext(': ')}{tensor.name}"
         )
         for tensor in step.tensors
     ]
@@ -625,23 +665,33 @@ def submit(variant_id: int):
         # every cell has been read on its own, so what is left is the whole text's (too long)
         if answer.source is AnswerSource.PASTE_BOX:
             problem = FieldProblem(
-                AnswerSource.PASTE_BOX.value, translate("paste_matrix"), answer_problem(exc)
+                AnswerSource.PASTE_BOX.value, gettext("Paste a matrix"), answer_problem(exc)
             )
         else:
-            message = translate("invalid_answer_in_grid", message=answer_problem(exc))
+            message = gettext(
+                "Could not read the answer in the grid: %(message)s", message=answer_problem(exc)
+            )
             problem = FieldProblem(None, None, message)
         return render_variant(state, [problem], 422)
     except store.AttemptsExhausted:
         db().rollback()
         # solved meanwhile (say in another tab) is no failure: say so, not "no attempts left"
         if _load_state(variant_id).solved:
-            flash(translate("already_solved"), "info")
+            flash(
+                gettext(
+                    "You have already solved this variant (perhaps in another tab), "
+                    "so it takes no more answers; its marks and solution are below."
+                ),
+                "info",
+            )
         else:
-            flash(translate("no_attempts_left"), "error")
+            flash(gettext("No attempts left."), "error")
     except store.IdempotencyConflict:
         # an old form (e.g. after the back button) sent again with another answer
         db().rollback()
-        flash(translate("form_already_sent"), "error")
+        flash(
+            gettext("This form was already sent, so the changed answer was not recorded."), "error"
+        )
     else:
         typed = answer.cells if answer.source is AnswerSource.GRID else None
         _remember_answer(variant_id, outcome.submission.attempt, typed)

@@ -28,6 +28,7 @@ from flask import (
     stream_with_context,
     url_for,
 )
+from flask_babel import gettext, ngettext
 from flask_login import current_user
 from markupsafe import Markup, escape
 from sqlalchemy import select
@@ -54,13 +55,10 @@ from quizsvc.web.auth import account_problem, create_account, instructor_require
 from quizsvc.web.context import bank, db, load_content, state
 from quizsvc.web.drills import cell_names, drill_rules, step_tables
 from quizsvc.web.i18n import (
-    EVENT_COLUMNS_HELP,
-    GRADEBOOK_COLUMNS,
     localized_variant,
     negotiated_language,
     question_title,
     skill_name,
-    translate,
 )
 from quizsvc.web.progress import in_bank_order
 from quizsvc.web.quiz import numeric_answer_rules, numeric_answer_tensor
@@ -213,14 +211,21 @@ def reload_content():
         ), 409
     new = state().install(candidate)
     if new.version == old_version:
-        flash(translate("instructor_reload_unchanged", version=new.version[:12]), "info")
+        flash(
+            gettext(
+                "Reloaded: the content has not changed (version %(version)s).",
+                version=new.version[:12],
+            ),
+            "info",
+        )
     else:
         flash(
-            translate(
-                "instructor_reloaded",
+            ngettext(
+                "Reloaded: version %(old)s → %(new)s (%(num)s question).",
+                "Reloaded: version %(old)s → %(new)s (%(num)s questions).",
+                len(new.questions),
                 old=old_version[:12],
                 new=new.version[:12],
-                count=len(new.questions),
             ),
             "info",
         )
@@ -236,7 +241,13 @@ def _parse_seed(raw: str | None) -> int:
         return 0
     text = raw.strip()
     if not re.fullmatch(r"[0-9]{1,19}", text) or int(text) > MAX_SEED:
-        raise ValueError(translate("instructor_bad_seed", seed=text[:40], max=MAX_SEED))
+        raise ValueError(
+            gettext(
+                "The seed must be a whole number from 0 to %(max)s, not '%(seed)s'.",
+                seed=text[:40],
+                max=MAX_SEED,
+            )
+        )
     return int(text)
 
 
@@ -275,11 +286,16 @@ def _variant_view(question: DrillQuestion, seed: int, lang: str) -> dict[str, An
         },
         "answer": matrix_table(
             variant.answer,
-            region_label=translate("correct_answer") + translate("colon") + variant.answer.name,
+            region_label=gettext("Correct answer") + gettext(": ") + variant.answer.name,
         ),
         "heatmap": heatmap_svg(
             variant.heatmap,
-            label=translate("heatmap_description", name=variant.heatmap.name),
+            label=gettext(
+                "Attention weights %(name)s: one row per query, one column per "
+                "key; the darker the square, the larger the weight, and each "
+                "square shows its value.",
+                name=variant.heatmap.name,
+            ),
         )
         if variant.heatmap is not None
         else None,
@@ -336,7 +352,7 @@ def preview():
     if question_id and seed_error is None:
         question = live.questions.get(question_id)
         if question is None:
-            abort(404, description=translate("instructor_no_question", id=question_id[:100]))
+            abort(404, description=gettext("There is no question '%(id)s'.", id=question_id[:100]))
         public = public_question(question, lang)
         selected = {
             "id": question.id,
@@ -409,24 +425,46 @@ def parse_score(raw: str | None) -> float:
     text = normalise_typed_number(raw or "").strip().replace(",", ".")
     shown = (raw or "")[:40]
     if not text:
-        raise ReviewInputError(translate("instructor_score_missing"))
+        raise ReviewInputError(gettext("Enter a score."))
     number = r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+"
     points = re.fullmatch(rf"({number})\s*/\s*({number})", text)
     if points:
         got, total = float(points[1]), float(points[2])
         if total <= 0 or got > total:
-            raise ReviewInputError(translate("instructor_score_points_range", score=shown))
+            raise ReviewInputError(
+                gettext(
+                    "The score '%(score)s' is out of range: points must be from 0 to "
+                    "a total above 0.",
+                    score=shown,
+                )
+            )
         return got / total
     percent = text.endswith("%")
     text = text.removesuffix("%").strip()
     if not re.fullmatch(number, text):
-        raise ReviewInputError(translate("instructor_score_invalid", score=shown))
+        raise ReviewInputError(
+            gettext(
+                "Cannot read the score '%(score)s': enter a percentage from 0 to "
+                "100 (e.g. 75) or points out of the total (e.g. 1.5/2).",
+                score=shown,
+            )
+        )
     value = float(text)
     if value > 100:
-        raise ReviewInputError(translate("instructor_score_range", score=shown))
-    if not percent and 0 < value <= 1:
         raise ReviewInputError(
-            translate("instructor_score_ambiguous", score=shown, percent=f"{value * 100:g}")
+            gettext(
+                "The score '%(score)s' is out of range: a percentage is at most 100.", score=shown
+            )
+        )
+    if not percent and 0 < value <= 1:
+        as_percent = f"{value * 100:g}"
+        raise ReviewInputError(
+            gettext(
+                "The score '%(score)s' is ambiguous: write %(percent)s for a "
+                "percentage, or points out of the total such as 1.5/2.",
+                score=shown,
+                percent=as_percent,
+            )
         )
     return value / 100
 
@@ -434,7 +472,9 @@ def parse_score(raw: str | None) -> float:
 def parse_comment(raw: str | None) -> str:
     comment = (raw or "").strip().replace("\r\n", "\n")
     if len(comment) > MAX_COMMENT_LENGTH:
-        raise ReviewInputError(translate("instructor_comment_too_long", max=MAX_COMMENT_LENGTH))
+        raise ReviewInputError(
+            gettext("The comment may be at most %(max)s characters long.", max=MAX_COMMENT_LENGTH)
+        )
     return comment
 
 
@@ -565,9 +605,15 @@ def _review_item(answer_id: int) -> dict[str, Any]:
     """One open answer (reviewed or not) as the review pages show it, with its reviews."""
     answer = db().get(store.QuizAnswer, answer_id)
     if answer is None:
-        abort(404, description=translate("instructor_no_answer", id=answer_id))
+        abort(404, description=gettext("There is no answer %(id)s.", id=answer_id))
     if not store.is_open_answer(db(), answer):
-        abort(409, description=translate("instructor_not_open", id=answer_id))
+        abort(
+            409,
+            description=gettext(
+                "Answer %(id)s is not an open answer: its score is the automatic grader's.",
+                id=answer_id,
+            ),
+        )
     (item,) = _review_items([answer], bank(), negotiated_language())
     reviews = reports_queries.reviews_of(db(), answer_id)
     item["reviews"] = reviews
@@ -623,27 +669,38 @@ def review(answer_id: int):
             seen_review_id=int(seen) if re.fullmatch(r"[0-9]{1,10}", seen) else None,
         )
     except store.NotFound:
-        abort(404, description=translate("instructor_no_answer", id=answer_id))
+        abort(404, description=gettext("There is no answer %(id)s.", id=answer_id))
     except store.StaleReview:
         db().rollback()
         reviews = reports_queries.reviews_of(db(), answer_id)
         message = (
-            translate(
-                "instructor_review_stale",
+            gettext(
+                "%(reviewer)s reviewed this answer after you opened this page "
+                "(it is now %(score)s). Check the reviews above and review again "
+                "if needed.",
                 reviewer=reviews[-1].reviewer,
                 score=format_percent(reviews[-1].score),
             )
             if reviews
-            else translate("instructor_review_changed")  # a form from another page state
+            else gettext(
+                "This answer's reviews changed after you opened this page. Check "
+                "the reviews above and review again if needed."
+            )  # a form from another page state
         )
         return render_review(answer_id, message, typed, 409)
     except store.NotAllowed:
-        abort(409, description=translate("instructor_not_open", id=answer_id))
+        abort(
+            409,
+            description=gettext(
+                "Answer %(id)s is not an open answer: its score is the automatic grader's.",
+                id=answer_id,
+            ),
+        )
     answer = db().get(store.QuizAnswer, result.answer_id)
     learner = db().get(store.User, answer.learner_id)
     flash(
-        translate(
-            "instructor_review_saved",
+        gettext(
+            "Reviewed %(learner)s's answer (%(id)s) to “%(question)s”: %(score)s.",
             id=result.answer_id,
             learner=learner.display_name,
             question=question_title(answer.question_id),
@@ -662,7 +719,7 @@ def review(answer_id: int):
 def _student(user_id: int) -> store.User:
     user = store.user_by_id(db(), user_id)
     if user is None or user.role != "student":
-        abort(404, description=translate("instructor_no_student", id=user_id))
+        abort(404, description=gettext("There is no student %(id)s.", id=user_id))
     return user
 
 
@@ -678,13 +735,13 @@ def add_account():
     """Instructors create accounts (students or instructors) with a first password."""
     role = request.form.get("role", "student")
     if role not in store.ROLES:
-        abort(400, description=translate("error_unknown_role", role=role))
+        abort(400, description=gettext("Unknown role '%(role)s'.", role=role))
     try:
         user = create_account(role)
     except store.StoreError as exc:
         db().rollback()
         return render_students(error=account_problem(exc), status=422)
-    flash(translate("instructor_account_created", name=user.name, role=role), "info")
+    flash(gettext("Account %(name)s (%(role)s) created.", name=user.name, role=role), "info")
     return redirect(url_for("instructor.students"))
 
 
@@ -695,7 +752,12 @@ def _page_number() -> int:
     if not raw:
         return 1
     if not re.fullmatch(r"[0-9]{1,9}", raw) or int(raw) < 1:
-        abort(400, description=translate("error_bad_page", page=raw[:40]))
+        abort(
+            400,
+            description=gettext(
+                "The page must be a whole number from 1, not '%(page)s'.", page=raw[:40]
+            ),
+        )
     return int(raw)
 
 
@@ -706,7 +768,12 @@ def render_students(error: str | None = None, status: int = 200):
     total = reports_queries.student_count(db())
     pages = max(1, math.ceil(total / STUDENTS_PER_PAGE))
     if page > pages:
-        abort(404, description=translate("error_no_page", page=page, last=pages))
+        abort(
+            404,
+            description=gettext(
+                "There is no page %(page)s: the last page is %(last)s.", page=page, last=pages
+            ),
+        )
     offset = (page - 1) * STUDENTS_PER_PAGE
     shown = reports_queries.students_page(db(), offset=offset, limit=STUDENTS_PER_PAGE)
     ids = [student.id for student in shown]
@@ -739,7 +806,10 @@ def _progress_data(user_id: int) -> dict[str, Any]:
     skills = in_bank_order(store.progress_for(db(), user_id))
     history = store.recent_history(db(), user_id, limit=HISTORY_LIMIT)
     scored = [h.score for h in reversed(history) if h.score is not None]
-    mastery, recent = translate("chart_mastery"), translate("chart_scores")
+    mastery, recent = (
+        gettext("Mastery per skill (0 to 100 %)"),
+        gettext("Recent scores, oldest first (0 to 100 %)"),
+    )
     return {
         "skills": skills,
         "history": history,
@@ -795,15 +865,14 @@ def reports_page():
         "instructor/reports.html",
         bank=live,
         items=reports.item_statistics(db(), live),
-        gradebook_columns=_gradebook_columns(live, negotiated_language()),
+        gradebook_columns=_gradebook_columns(live),
         event_columns=[
-            (name, EVENT_COLUMNS_HELP[name][negotiated_language()])
-            for name in reports.EVENT_COLUMNS
+            (name, gettext(reports.EVENT_COLUMN_HELP[name])) for name in reports.EVENT_COLUMNS
         ],
     )
 
 
-def _gradebook_columns(live: Bank, lang: str) -> list[tuple[str, str]]:
+def _gradebook_columns(live: Bank) -> list[tuple[str, str]]:
     """(the headers, what they hold) for the gradebook's columns; a group of columns (one
     per chapter question, one per drill skill) is listed by its actual headers."""
     groups = {
@@ -811,8 +880,8 @@ def _gradebook_columns(live: Bank, lang: str) -> list[tuple[str, str]]:
         "mastery:<skill>": [reports.MASTERY_PREFIX + skill for skill in reports.drill_skills(live)],
     }
     return [
-        (", ".join(groups.get(name, [name])), texts[lang])
-        for name, texts in GRADEBOOK_COLUMNS.items()
+        (", ".join(groups.get(name, [name])), gettext(help_text))
+        for name, help_text in reports.GRADEBOOK_COLUMN_HELP.items()
         if groups.get(name, [name])
     ]
 
@@ -869,7 +938,10 @@ def student_report(user_id: int):
     report = reports.student_report(db(), live, user.id, history_limit=HISTORY_LIMIT)
     graded = [line for line in report.skills if line.progress is not None]
     drill_scores = [line.score for line in reversed(report.drill_history)]
-    mastery, drills = translate("chart_mastery"), translate("instructor_drill_scores")
+    mastery, drills = (
+        gettext("Mastery per skill (0 to 100 %)"),
+        gettext("Drill scores, oldest first (0 to 100 %)"),
+    )
     return render_template(
         "instructor/report.html",
         report=report,
