@@ -20,6 +20,7 @@ from quizsvc.bank import (
 )
 from quizsvc.drills import DRILL_KINDS, Variant, generate_variant
 from quizsvc.grading import (
+    N_,
     AnswerRejected,
     NumericGrade,
     Rejection,
@@ -229,14 +230,14 @@ def answer_question(
         case MultipleChoiceQuestion():
             selected = [c for c in choices or [] if c]  # a form may send an empty value
             if not selected:  # nothing ticked is no answer: it would use the only attempt
-                raise AnswerRejected("choose an answer before submitting", Rejection.NO_CHOICE)
+                raise AnswerRejected(N_("choose an answer before submitting"), Rejection.NO_CHOICE)
             choices = selected
             score = grade_multiple_choice(selected, {c.id: c.score for c in question.choices})
         case NumericQuestion():
             score = grade_numeric_answer(question, text or "").score
         case OpenQuestion():
             if not text or not text.strip():
-                raise AnswerRejected("write an answer before submitting", Rejection.NO_TEXT)
+                raise AnswerRejected(N_("write an answer before submitting"), Rejection.NO_TEXT)
             suggestion = suggest_open_score(text, rubric_points(question))
             score = None
     answer = store.record_quiz_answer(
@@ -261,8 +262,14 @@ def require_storable_text(text: str) -> None:
     other unreadable answer."""
     problem = store.unstorable_text(text)
     if problem is not None:
-        code = Rejection.CONTROL_CHARACTER if problem == "nul" else Rejection.LONE_SURROGATE
-        raise AnswerRejected(f"answer {store.UNSTORABLE_TEXT[problem]}", code)
+        if problem == "nul":
+            raise AnswerRejected(
+                N_("answer contains a NUL character (\\u0000)"), Rejection.CONTROL_CHARACTER
+            )
+        raise AnswerRejected(
+            N_("answer contains a lone surrogate (\\ud800-\\udfff), which is not text"),
+            Rejection.LONE_SURROGATE,
+        )
 
 
 def grade_numeric_answer(question: NumericQuestion, text: str) -> NumericGrade:
@@ -283,16 +290,16 @@ def grade_numeric_answer(question: NumericQuestion, text: str) -> NumericGrade:
 def _one_choice(choices: list[str] | None) -> str:
     choices = [c for c in choices or [] if c]  # a form may send an empty value
     if not choices:
-        raise AnswerRejected("choose an answer before submitting", Rejection.NO_CHOICE)
+        raise AnswerRejected(N_("choose an answer before submitting"), Rejection.NO_CHOICE)
     if len(choices) > 1:
-        raise AnswerRejected("choose exactly one answer", Rejection.SEVERAL_CHOICES)
+        raise AnswerRejected(N_("choose exactly one answer"), Rejection.SEVERAL_CHOICES)
     return choices[0]
 
 
 def _require_choice(question: SingleChoiceQuestion, choice: str) -> None:
     if choice not in {c.id for c in question.choices}:
         raise AnswerRejected(
-            f"{choice!r} is not one of the choices",
+            N_("{choice!r} is not one of the choices"),
             Rejection.UNKNOWN_CHOICE,
             choice=choice,
         )

@@ -61,6 +61,7 @@ LIBRARY_NAMES = {
     "pydantic_core": "pydantic",
     "flask_login": "Flask-Login",
     "flask_wtf": "Flask-WTF",
+    "flask_babel": "Flask-Babel",
 }
 
 

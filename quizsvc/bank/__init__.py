@@ -8,6 +8,9 @@ from quizsvc.bank.files import content_version
 from quizsvc.bank.loader import Bank, DrillKinds, SourceLocation, load_bank
 from quizsvc.bank.problems import (
     CONTENT_MESSAGES,
+    GOT_SUFFIX,
+    N_,
+    NOTHING,
     BankError,
     ContentError,
     ContentProblem,
@@ -36,7 +39,10 @@ from quizsvc.bank.views import public_question, render_markdown, solution_view
 
 __all__ = [
     "CONTENT_MESSAGES",
+    "GOT_SUFFIX",
     "LANGUAGES",
+    "NOTHING",
+    "N_",
     "QUESTION_TYPES",
     "Bank",
     "BankError",

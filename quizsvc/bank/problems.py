@@ -104,109 +104,163 @@ class ContentProblem(StrEnum):
     UNKNOWN_DRILL_KIND = "unknown_drill_kind"
 
 
-_SAVE_AS_UTF8 = "save it as UTF-8 (in the editor's Save As, choose the encoding UTF-8)"
-_SYNTAX = "(YAML syntax error: {detail})"
+def N_(template: str) -> str:
+    """Marks an English message template for the interface's translation catalogs (``make
+    translations`` extracts every ``N_("...")``); the template itself is what it returns."""
+    return template
+
 
 # Formatted with the error's parameters. A "got" parameter is the offending value as YAML
 # read it, already quoted; where a text does not place it, it follows as " (got ...)".
 CONTENT_MESSAGES: dict[ContentProblem, str] = {
-    ContentProblem.CONTENT_DIR_NOT_FOUND: "content directory {directory} not found",
-    ContentProblem.NO_CHAPTERS: "no chapters found (no content/<chapter-id>/)",
-    ContentProblem.CANNOT_LIST_DIRECTORY: "cannot list the directory: {reason}",
-    ContentProblem.BROKEN_SYMLINK: "cannot follow the symlink: {reason}",
-    ContentProblem.CANNOT_STAT: "{reason}",
-    ContentProblem.DIRECTORY_NOT_FILE: "a directory, not a file",
-    ContentProblem.NOT_REGULAR_FILE: "not a regular file",
-    ContentProblem.YML_SUFFIX: "only names ending in .yaml are read: rename it to {stem}.yaml",
-    ContentProblem.NOT_IN_CHAPTER_DIRECTORY: "YAML files must be directly inside a chapter"
-    " directory (content/<chapter-id>/<file>.yaml)",
-    ContentProblem.CANNOT_READ: "cannot read: {reason}",
-    ContentProblem.FILE_TOO_LARGE: "file is {size} MB; a content file may be at most {max} MB:"
-    " split its questions over several files",
-    ContentProblem.FILE_TOO_LARGE_UNKNOWN_SIZE: "file is larger; a content file may be at most"
-    " {max} MB: split its questions over several files",
-    ContentProblem.NO_QUESTION_FILES: "chapter directory has no question files",
-    ContentProblem.MISSING_CHAPTER_FILE: "missing {name}",
-    ContentProblem.ZIP_ARCHIVE: "not a text file but a ZIP archive, such as a Word document"
-    " (.docx) renamed: write the questions in a plain-text editor and save them as UTF-8",
-    ContentProblem.UTF16: f"file is saved as UTF-16, not UTF-8: {_SAVE_AS_UTF8}",
-    ContentProblem.NUL_BYTES: "not a text file (it contains NUL bytes)",
-    ContentProblem.NOT_UTF8: f"file is not valid UTF-8 text: {_SAVE_AS_UTF8}",
-    ContentProblem.GBK: "file is not UTF-8 but most likely GBK/GB18030, as Chinese Windows"
-    f" editors save by default: {_SAVE_AS_UTF8}",
-    ContentProblem.INVALID_CHARACTER: "invalid character {character}: {reason}",
-    ContentProblem.EMPTY_FILE: "file is empty",
-    ContentProblem.INVALID_YAML_VALUE: "invalid YAML value: {detail}",
-    ContentProblem.YAML_SYNTAX: "YAML syntax error: {detail}",
-    ContentProblem.QUESTION_MARK_IN_BRACES: "a '?' in a text inside {{ }} or [ ]: put the text"
-    ' in quotes, en: "Why ...?" ' + _SYNTAX,
-    ContentProblem.TAB_INDENT: "a tab in the indentation: YAML indents with spaces only " + _SYNTAX,
-    ContentProblem.FULL_WIDTH_INDENT: "a full-width space (U+3000) in the indentation: indent"
-    " with spaces " + _SYNTAX,
-    ContentProblem.FULL_WIDTH_COLON: "a full-width colon '\uff1a' after {key!r}: write an ASCII"
-    " colon and a space, '{key}: ' " + _SYNTAX,
-    ContentProblem.FULL_WIDTH_SPACE_AFTER_COLON: "a full-width space (U+3000) after '{key}:':"
-    " write an ASCII space, '{key}: ' " + _SYNTAX,
-    ContentProblem.DUPLICATE_KEY: "duplicate key {key!r} (first on line {first_line})",
-    ContentProblem.TOP_LEVEL_LIST: "the top level must be a mapping of keys, not a list",
-    ContentProblem.TOP_LEVEL_STRING: "the top level must be a mapping of keys, not a single string",
-    ContentProblem.TOP_LEVEL_VALUE: "the top level must be a mapping of keys, not a single value",
-    ContentProblem.MISSING_KEY: "missing required key {key!r}",
-    ContentProblem.UNKNOWN_KEY: "unknown key {key!r}",
-    ContentProblem.UNKNOWN_KEY_AFTER_COMMA: "unknown key {key!r} (a comma inside {{ }} starts a"
-    " new key: put a text with a comma in quotes)",
-    ContentProblem.CORRECT_IN_MULTIPLE_CHOICE: "unknown key 'correct': a multiple_choice"
-    " question gives each choice a score, the correct ones' adding up to 1",
-    ContentProblem.UNKNOWN_TAG: "unknown {key} {tag!r}; expected one of {expected}",
-    ContentProblem.BAD_SLUG: "use lowercase letters, digits and single hyphens, like qkv-origin",
-    ContentProblem.BAD_TAG: "use lowercase letters and digits, words joined by _ or -,"
-    " like multi_head",
-    ContentProblem.BAD_CHOICE_ID: "use letters and digits, words joined by _ or -, like A",
-    ContentProblem.BAD_DRILL_KIND: "use lowercase letters, digits and _, like softmax_row",
-    ContentProblem.NOT_A_LIST: "must be a list",
-    ContentProblem.NOT_A_MAPPING: "must be a mapping of keys",
-    ContentProblem.NOT_TEXT: "must be text",
-    ContentProblem.KEY_NOT_TEXT: "keys must be text; quote keys such as 'yes', 'on' or numbers",
+    ContentProblem.CONTENT_DIR_NOT_FOUND: N_("content directory {directory} not found"),
+    ContentProblem.NO_CHAPTERS: N_("no chapters found (no content/<chapter-id>/)"),
+    ContentProblem.CANNOT_LIST_DIRECTORY: N_("cannot list the directory: {reason}"),
+    ContentProblem.BROKEN_SYMLINK: N_("cannot follow the symlink: {reason}"),
+    ContentProblem.CANNOT_STAT: N_("{reason}"),
+    ContentProblem.DIRECTORY_NOT_FILE: N_("a directory, not a file"),
+    ContentProblem.NOT_REGULAR_FILE: N_("not a regular file"),
+    ContentProblem.YML_SUFFIX: N_("only names ending in .yaml are read: rename it to {stem}.yaml"),
+    ContentProblem.NOT_IN_CHAPTER_DIRECTORY: N_(
+        "YAML files must be directly inside a chapter directory (content/<chapter-id>/<file>.yaml)"
+    ),
+    ContentProblem.CANNOT_READ: N_("cannot read: {reason}"),
+    ContentProblem.FILE_TOO_LARGE: N_(
+        "file is {size} MB; a content file may be at most {max} MB: split "
+        "its questions over several files"
+    ),
+    ContentProblem.FILE_TOO_LARGE_UNKNOWN_SIZE: N_(
+        "file is larger; a content file may be at most {max} MB: split its "
+        "questions over several files"
+    ),
+    ContentProblem.NO_QUESTION_FILES: N_("chapter directory has no question files"),
+    ContentProblem.MISSING_CHAPTER_FILE: N_("missing {name}"),
+    ContentProblem.ZIP_ARCHIVE: N_(
+        "not a text file but a ZIP archive, such as a Word document "
+        "(.docx) renamed: write the questions in a plain-text editor and "
+        "save them as UTF-8"
+    ),
+    ContentProblem.UTF16: N_(
+        "file is saved as UTF-16, not UTF-8: save it as UTF-8 (in the "
+        "editor's Save As, choose the encoding UTF-8)"
+    ),
+    ContentProblem.NUL_BYTES: N_("not a text file (it contains NUL bytes)"),
+    ContentProblem.NOT_UTF8: N_(
+        "file is not valid UTF-8 text: save it as UTF-8 (in the editor's "
+        "Save As, choose the encoding UTF-8)"
+    ),
+    ContentProblem.GBK: N_(
+        "file is not UTF-8 but most likely GBK/GB18030, as Chinese Windows "
+        "editors save by default: save it as UTF-8 (in the editor's Save "
+        "As, choose the encoding UTF-8)"
+    ),
+    ContentProblem.INVALID_CHARACTER: N_("invalid character {character}: {reason}"),
+    ContentProblem.EMPTY_FILE: N_("file is empty"),
+    ContentProblem.INVALID_YAML_VALUE: N_("invalid YAML value: {detail}"),
+    ContentProblem.YAML_SYNTAX: N_("YAML syntax error: {detail}"),
+    ContentProblem.QUESTION_MARK_IN_BRACES: N_(
+        "a '?' in a text inside {{ }} or [ ]: put the text in quotes, en: "
+        '"Why ...?" (YAML syntax error: {detail})'
+    ),
+    ContentProblem.TAB_INDENT: N_(
+        "a tab in the indentation: YAML indents with spaces only (YAML syntax error: {detail})"
+    ),
+    ContentProblem.FULL_WIDTH_INDENT: N_(
+        "a full-width space (U+3000) in the indentation: indent with "
+        "spaces (YAML syntax error: {detail})"
+    ),
+    ContentProblem.FULL_WIDTH_COLON: N_(
+        "a full-width colon '：' after {key!r}: write an ASCII colon and a "
+        "space, '{key}: ' (YAML syntax error: {detail})"
+    ),
+    ContentProblem.FULL_WIDTH_SPACE_AFTER_COLON: N_(
+        "a full-width space (U+3000) after '{key}:': write an ASCII space, "
+        "'{key}: ' (YAML syntax error: {detail})"
+    ),
+    ContentProblem.DUPLICATE_KEY: N_("duplicate key {key!r} (first on line {first_line})"),
+    ContentProblem.TOP_LEVEL_LIST: N_("the top level must be a mapping of keys, not a list"),
+    ContentProblem.TOP_LEVEL_STRING: N_(
+        "the top level must be a mapping of keys, not a single string"
+    ),
+    ContentProblem.TOP_LEVEL_VALUE: N_(
+        "the top level must be a mapping of keys, not a single value"
+    ),
+    ContentProblem.MISSING_KEY: N_("missing required key {key!r}"),
+    ContentProblem.UNKNOWN_KEY: N_("unknown key {key!r}"),
+    ContentProblem.UNKNOWN_KEY_AFTER_COMMA: N_(
+        "unknown key {key!r} (a comma inside {{ }} starts a new key: put a "
+        "text with a comma in quotes)"
+    ),
+    ContentProblem.CORRECT_IN_MULTIPLE_CHOICE: N_(
+        "unknown key 'correct': a multiple_choice question gives each "
+        "choice a score, the correct ones' adding up to 1"
+    ),
+    ContentProblem.UNKNOWN_TAG: N_("unknown {key} {tag!r}; expected one of {expected}"),
+    ContentProblem.BAD_SLUG: N_(
+        "use lowercase letters, digits and single hyphens, like qkv-origin"
+    ),
+    ContentProblem.BAD_TAG: N_(
+        "use lowercase letters and digits, words joined by _ or -, like multi_head"
+    ),
+    ContentProblem.BAD_CHOICE_ID: N_("use letters and digits, words joined by _ or -, like A"),
+    ContentProblem.BAD_DRILL_KIND: N_("use lowercase letters, digits and _, like softmax_row"),
+    ContentProblem.NOT_A_LIST: N_("must be a list"),
+    ContentProblem.NOT_A_MAPPING: N_("must be a mapping of keys"),
+    ContentProblem.NOT_TEXT: N_("must be text"),
+    ContentProblem.KEY_NOT_TEXT: N_("keys must be text; quote keys such as 'yes', 'on' or numbers"),
     # pydantic's own wording, kept as the CLI has always printed it
-    ContentProblem.NOT_AN_INTEGER: "Input should be a valid integer",
-    ContentProblem.NOT_A_BOOLEAN: "Input should be a valid boolean",
-    ContentProblem.NOT_A_NUMBER_VALUE: "Input should be a valid number",
-    ContentProblem.NOT_FINITE: "Input should be a finite number",
-    ContentProblem.GREATER_THAN: "Input should be greater than {gt}",
-    ContentProblem.GREATER_THAN_EQUAL: "Input should be greater than or equal to {ge}",
-    ContentProblem.LESS_THAN_EQUAL: "Input should be less than or equal to {le}",
-    ContentProblem.TEXT_TOO_LONG: "String should have at most {max_length} characters",
-    ContentProblem.NOT_ONE_OF: "Input should be {expected}",
-    ContentProblem.BLANK_TEXT: "Value error, text must not be empty or only whitespace",
-    ContentProblem.AT_LEAST_ONE_ITEM: "must have at least 1 item",
-    ContentProblem.TOO_FEW_ITEMS: "must have at least {count} items",
-    ContentProblem.BOOLEAN_NOT_NUMBER: "expected a number, got {got}",
-    ContentProblem.NOT_A_NUMBER: "expected a number or 'inf'/'-inf', got {got}",
-    ContentProblem.SEVERAL_NUMBERS_IN_TEXT: "expected a number or 'inf'/'-inf', got {got}:"
-    " write several numbers as a list, [{written}]",
-    ContentProblem.FULL_WIDTH_NUMBER: "expected a number or 'inf'/'-inf', got {got}: write the"
-    " number in ASCII digits, {written}",
-    ContentProblem.QUOTED_NUMBER: "expected a number or 'inf'/'-inf', got {got}: a number in"
-    " quotes is text: write it without quotes, {written}",
-    ContentProblem.NAN_ANSWER: "NaN is not a valid answer",
-    ContentProblem.EMPTY_NUMBER_LIST: "a list of numbers must not be empty",
-    ContentProblem.RAGGED_MATRIX: "matrix rows must have equal length: row 0 has {width}"
-    " values, row {row} has {count}",
-    ContentProblem.NUMBERS_AND_LISTS: "mix of numbers and lists; write a matrix as a list of rows",
-    ContentProblem.DUPLICATE_CHOICE_ID: "duplicate choice id {id!r} (also choices[{other}])",
-    ContentProblem.CORRECT_NOT_A_CHOICE: "correct choice {correct!r} is not one of the choices"
-    " {choices}",
-    ContentProblem.SCORES_NOT_ONE: "the positive scores of the correct choices must sum to 1,"
-    " not {total}",
-    ContentProblem.DUPLICATE_RUBRIC_KEY: "duplicate rubric key {key!r} (also rubric[{other}])",
-    ContentProblem.CHAPTER_ID_MISMATCH: "chapter id {id!r} must match its directory name"
-    " {directory!r}",
-    ContentProblem.DUPLICATE_QUESTION_ID: "duplicate question id {id!r} (first defined at {first})",
-    ContentProblem.DUPLICATE_ORDER: "order {order} is already used by chapter {chapter!r}",
-    ContentProblem.UNKNOWN_DRILL_KIND: "unknown drill kind {kind!r}; known kinds: {known}",
+    ContentProblem.NOT_AN_INTEGER: N_("Input should be a valid integer"),
+    ContentProblem.NOT_A_BOOLEAN: N_("Input should be a valid boolean"),
+    ContentProblem.NOT_A_NUMBER_VALUE: N_("Input should be a valid number"),
+    ContentProblem.NOT_FINITE: N_("Input should be a finite number"),
+    ContentProblem.GREATER_THAN: N_("Input should be greater than {gt}"),
+    ContentProblem.GREATER_THAN_EQUAL: N_("Input should be greater than or equal to {ge}"),
+    ContentProblem.LESS_THAN_EQUAL: N_("Input should be less than or equal to {le}"),
+    ContentProblem.TEXT_TOO_LONG: N_("String should have at most {max_length} characters"),
+    ContentProblem.NOT_ONE_OF: N_("Input should be {expected}"),
+    ContentProblem.BLANK_TEXT: N_("Value error, text must not be empty or only whitespace"),
+    ContentProblem.AT_LEAST_ONE_ITEM: N_("must have at least 1 item"),
+    ContentProblem.TOO_FEW_ITEMS: N_("must have at least {count} items"),
+    ContentProblem.BOOLEAN_NOT_NUMBER: N_("expected a number, got {got}"),
+    ContentProblem.NOT_A_NUMBER: N_("expected a number or 'inf'/'-inf', got {got}"),
+    ContentProblem.SEVERAL_NUMBERS_IN_TEXT: N_(
+        "expected a number or 'inf'/'-inf', got {got}: write several numbers as a list, [{written}]"
+    ),
+    ContentProblem.FULL_WIDTH_NUMBER: N_(
+        "expected a number or 'inf'/'-inf', got {got}: write the number in ASCII digits, {written}"
+    ),
+    ContentProblem.QUOTED_NUMBER: N_(
+        "expected a number or 'inf'/'-inf', got {got}: a number in quotes "
+        "is text: write it without quotes, {written}"
+    ),
+    ContentProblem.NAN_ANSWER: N_("NaN is not a valid answer"),
+    ContentProblem.EMPTY_NUMBER_LIST: N_("a list of numbers must not be empty"),
+    ContentProblem.RAGGED_MATRIX: N_(
+        "matrix rows must have equal length: row 0 has {width} values, row {row} has {count}"
+    ),
+    ContentProblem.NUMBERS_AND_LISTS: N_(
+        "mix of numbers and lists; write a matrix as a list of rows"
+    ),
+    ContentProblem.DUPLICATE_CHOICE_ID: N_("duplicate choice id {id!r} (also choices[{other}])"),
+    ContentProblem.CORRECT_NOT_A_CHOICE: N_(
+        "correct choice {correct!r} is not one of the choices {choices}"
+    ),
+    ContentProblem.SCORES_NOT_ONE: N_(
+        "the positive scores of the correct choices must sum to 1, not {total}"
+    ),
+    ContentProblem.DUPLICATE_RUBRIC_KEY: N_("duplicate rubric key {key!r} (also rubric[{other}])"),
+    ContentProblem.CHAPTER_ID_MISMATCH: N_(
+        "chapter id {id!r} must match its directory name {directory!r}"
+    ),
+    ContentProblem.DUPLICATE_QUESTION_ID: N_(
+        "duplicate question id {id!r} (first defined at {first})"
+    ),
+    ContentProblem.DUPLICATE_ORDER: N_("order {order} is already used by chapter {chapter!r}"),
+    ContentProblem.UNKNOWN_DRILL_KIND: N_("unknown drill kind {kind!r}; known kinds: {known}"),
 }
 
-NOTHING = "nothing"  # a key with no value, or a bare "-": YAML's null
+NOTHING = N_("nothing")  # a key with no value, or a bare "-": YAML's null
+GOT_SUFFIX = N_(" (got {got})")
 
 
 def format_problem(
@@ -223,7 +277,7 @@ def format_problem(
 
 
 def english(code: ContentProblem, params: Mapping[str, object]) -> str:
-    return format_problem(CONTENT_MESSAGES[code], params, " (got {got})", NOTHING)
+    return format_problem(CONTENT_MESSAGES[code], params, GOT_SUFFIX, NOTHING)
 
 
 @dataclass(frozen=True)

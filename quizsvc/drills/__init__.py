@@ -10,13 +10,18 @@ variant.
     variant = generate_variant("score_row", seed=7, params={"n": 3})
 """
 
+from quizsvc.drills.names import DRILL_TITLES, POSITION_LABEL, SKILL_NAMES, TENSOR_WORDS
 from quizsvc.drills.params import PARAMS_MESSAGES, ParamsProblem
 from quizsvc.drills.registry import DRILL_KINDS, DrillKind, drill_param_models, generate_variant
 from quizsvc.drills.variant import Step, Tensor, Variant, with_each_tensor
 
 __all__ = [
     "DRILL_KINDS",
+    "DRILL_TITLES",
     "PARAMS_MESSAGES",
+    "POSITION_LABEL",
+    "SKILL_NAMES",
+    "TENSOR_WORDS",
     "DrillKind",
     "ParamsProblem",
     "Step",

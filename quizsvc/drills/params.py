@@ -19,6 +19,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
+from quizsvc.grading import N_
+
 MAX_TOKENS = 4
 
 
@@ -40,20 +42,29 @@ class ParamsProblem(StrEnum):
 # The English the CLI prints, formatted with the problem's parameters; the loader appends the
 # offending value, " (got 5)".
 PARAMS_MESSAGES: dict[ParamsProblem, str] = {
-    ParamsProblem.NOT_EVEN: "{name} must be even (2, 4 or 6)",
-    ParamsProblem.NOT_BELOW: "{name} must be less than {bound_name} = {bound}",
-    ParamsProblem.NO_FUTURE_TO_MASK: "position must be less than n - 1 = {limit}: the last row"
-    " has no future position to mask",
-    ParamsProblem.HEADS_DO_NOT_DIVIDE_WIDTH: "d_model = {d_model} must be divisible by n_heads",
-    ParamsProblem.HEAD_WITHOUT_HEAD_OUTPUT: "head is only used with part: head_output (the"
-    " projection uses all)",
-    ParamsProblem.HEAD_ABOVE_HEADS: "head counts from 1 and must be at most n_heads = {n_heads}",
-    ParamsProblem.POSITION_WITHOUT_POSITION_REDUCTION: "position is only used with reduction:"
-    " position, not {reduction}",
-    ParamsProblem.POSITION_BEYOND_DECODER: "position must be at most target_length ="
-    " {target_length} (the decoder input has target_length + 1 positions)",
-    ParamsProblem.GENERATED_BEYOND_VOCABULARY: "generated must be at most vocab_size - 3 ="
-    " {limit}: the words generated so far (I, love, you) must be in the vocabulary",
+    ParamsProblem.NOT_EVEN: N_("{name} must be even (2, 4 or 6)"),
+    ParamsProblem.NOT_BELOW: N_("{name} must be less than {bound_name} = {bound}"),
+    ParamsProblem.NO_FUTURE_TO_MASK: N_(
+        "position must be less than n - 1 = {limit}: the last row has no future position to mask"
+    ),
+    ParamsProblem.HEADS_DO_NOT_DIVIDE_WIDTH: N_("d_model = {d_model} must be divisible by n_heads"),
+    ParamsProblem.HEAD_WITHOUT_HEAD_OUTPUT: N_(
+        "head is only used with part: head_output (the projection uses all)"
+    ),
+    ParamsProblem.HEAD_ABOVE_HEADS: N_(
+        "head counts from 1 and must be at most n_heads = {n_heads}"
+    ),
+    ParamsProblem.POSITION_WITHOUT_POSITION_REDUCTION: N_(
+        "position is only used with reduction: position, not {reduction}"
+    ),
+    ParamsProblem.POSITION_BEYOND_DECODER: N_(
+        "position must be at most target_length = {target_length} (the "
+        "decoder input has target_length + 1 positions)"
+    ),
+    ParamsProblem.GENERATED_BEYOND_VOCABULARY: N_(
+        "generated must be at most vocab_size - 3 = {limit}: the words "
+        "generated so far (I, love, you) must be in the vocabulary"
+    ),
 }
 
 

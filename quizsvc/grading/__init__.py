@@ -6,7 +6,7 @@ rather than from the submodules.
 
 from quizsvc.grading.attempts import score_after_attempts
 from quizsvc.grading.choices import grade_multiple_choice, grade_single_choice
-from quizsvc.grading.errors import REJECTION_PARAMETERS, AnswerRejected, Rejection
+from quizsvc.grading.errors import N_, REJECTION_PARAMETERS, AnswerRejected, Rejection
 from quizsvc.grading.grid import (
     MAX_ANSWER_CELLS,
     ROWS_REJECTION_PARAMETERS,
@@ -42,6 +42,7 @@ from quizsvc.grading.parse import MAX_ANSWER_CHARS, normalise_typed_number, pars
 __all__ = [
     "MAX_ANSWER_CELLS",
     "MAX_ANSWER_CHARS",
+    "N_",
     "REJECTION_PARAMETERS",
     "ROWS_REJECTION_PARAMETERS",
     "AnswerRejected",

@@ -6,7 +6,7 @@ import math
 import numbers
 from collections.abc import Collection, Mapping
 
-from quizsvc.grading.errors import AnswerRejected, Rejection
+from quizsvc.grading.errors import N_, AnswerRejected, Rejection
 
 
 def grade_single_choice(selected: str | None, correct: str) -> float:
@@ -45,14 +45,14 @@ def grade_multiple_choice(selected: Collection[str], choice_scores: Mapping[str,
     unknown = sorted(str(choice) for choice in chosen if choice not in choice_scores)
     if len(unknown) == 1:
         raise AnswerRejected(
-            f"'{unknown[0]}' is not one of the choices",
+            N_("'{choice}' is not one of the choices"),
             Rejection.UNKNOWN_CHOICE,
             choice=unknown[0],
         )
     if unknown:
         listed = ", ".join(f"'{choice}'" for choice in unknown)
         raise AnswerRejected(
-            f"{listed} are not among the choices", Rejection.UNKNOWN_CHOICES, choices=listed
+            N_("{choices} are not among the choices"), Rejection.UNKNOWN_CHOICES, choices=listed
         )
 
     total = math.fsum(float(choice_scores[choice]) for choice in chosen)

@@ -5,6 +5,13 @@ from __future__ import annotations
 from enum import StrEnum
 
 
+def N_(template: str) -> str:
+    """Marks an English message template for the interface's translation catalogs (``make
+    translations`` extracts every ``N_("...")``); the template itself is what it returns, so
+    the domain stays free of any translation machinery."""
+    return template
+
+
 class Rejection(StrEnum):
     """Why an answer was rejected: a stable code an interface can translate.
 
@@ -74,15 +81,15 @@ class AnswerRejected(ValueError):
     """The learner's input cannot be graded; it does not count as an attempt.
 
     ``str(exc)`` is a complete English sentence fragment meant to be shown to the
-    learner as is, so messages never mention Python types or internals. ``code`` (a
-    ``Rejection``, or None for a caller's own message) and ``params`` let an interface
-    say the same in the learner's language.
+    learner as is, so messages never mention Python types or internals. With a ``code``
+    (a ``Rejection``), ``message`` is an English template (marked ``N_``) formatted with
+    ``params``: ``template``, ``code`` and ``params`` let an interface say the same in the
+    learner's language. Without one, ``message`` is a caller's own text, shown as it is.
     Subclassing ValueError lets generic callers treat it as "bad value" without
     importing this module.
     """
 
     def __init__(self, message: str, code: Rejection | None = None, **params: str | int) -> None:
-        super().__init__(message)
         # A translation formats its text with exactly these parameters, so a raise that
         # forgets one (or adds another) is a programming error, caught where it happens.
         if code is not None and set(params) != REJECTION_PARAMETERS[code]:
@@ -90,5 +97,7 @@ class AnswerRejected(ValueError):
                 f"AnswerRejected {code.value!r} takes the parameters "
                 f"{sorted(REJECTION_PARAMETERS[code])}, got {sorted(params)}"
             )
+        super().__init__(message.format(**params) if code is not None else message)
+        self.template = message
         self.code = code
         self.params = params

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from quizsvc.grading.errors import AnswerRejected, Rejection
+from quizsvc.grading.errors import N_, AnswerRejected, Rejection
 from quizsvc.grading.parse import parse_answer
 
 # Answers within this many machine epsilons (relative to the numbers involved) of an
@@ -190,17 +190,18 @@ def _submitted_matrix(answer: object) -> np.ndarray:
         array = np.asarray(answer)
     except ValueError:
         raise AnswerRejected(
-            "answer is not a rectangular table of numbers", Rejection.NOT_RECTANGULAR
+            N_("answer is not a rectangular table of numbers"), Rejection.NOT_RECTANGULAR
         ) from None
     if array.dtype.kind not in "iuf":
-        raise AnswerRejected("answer must contain only numbers", Rejection.NOT_NUMBERS)
+        raise AnswerRejected(N_("answer must contain only numbers"), Rejection.NOT_NUMBERS)
     matrix = _as_2d(array.astype(np.float64))
     if matrix is None:
         raise AnswerRejected(
-            "answer must be a number, a row of numbers or a matrix", Rejection.TOO_MANY_DIMENSIONS
+            N_("answer must be a number, a row of numbers or a matrix"),
+            Rejection.TOO_MANY_DIMENSIONS,
         )
     if matrix.size == 0:
-        raise AnswerRejected("answer is empty", Rejection.EMPTY)
+        raise AnswerRejected(N_("answer is empty"), Rejection.EMPTY)
     return matrix
 
 
@@ -220,7 +221,7 @@ def _require_shape(submitted: np.ndarray, expected: np.ndarray) -> None:
     rows, cols = expected.shape
     if submitted.size != expected.size:
         raise AnswerRejected(
-            f"expected {rows} × {cols} values, got {submitted.size}",
+            N_("expected {rows} × {cols} values, got {count}"),
             Rejection.WRONG_COUNT,
             rows=rows,
             cols=cols,
@@ -228,7 +229,7 @@ def _require_shape(submitted: np.ndarray, expected: np.ndarray) -> None:
         )
     got_rows, got_cols = submitted.shape
     raise AnswerRejected(
-        f"expected {rows} × {cols} values, got {got_rows} × {got_cols}",
+        N_("expected {rows} × {cols} values, got {got_rows} × {got_cols}"),
         Rejection.WRONG_SHAPE,
         rows=rows,
         cols=cols,

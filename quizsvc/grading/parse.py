@@ -40,7 +40,7 @@ import unicodedata
 
 import numpy as np
 
-from quizsvc.grading.errors import AnswerRejected, Rejection
+from quizsvc.grading.errors import N_, AnswerRejected, Rejection
 
 MAX_ANSWER_CHARS = 10_000
 MAX_BRACKET_DEPTH = 2
@@ -104,8 +104,6 @@ _MANTISSA = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
 _POWER_OF_TEN_RE = re.compile(rf"(?:({_MANTISSA})[×xX*·])?10\^([+-]?[0-9]+)")
 _NAN_RE = re.compile(r"[+-]?nan", re.IGNORECASE)
 
-_ONE_BRACKET_PER_ROW_HINT = "write a matrix as [[1, 2], [3, 4]]"
-
 
 def normalise_typed_number(text: str) -> str:
     """``text`` with what an input method or a word processor types for ASCII put back:
@@ -125,14 +123,14 @@ def parse_answer(text: str) -> np.ndarray:
         raise TypeError(f"parse_answer expects str, got {type(text).__name__}")
     if len(text) > MAX_ANSWER_CHARS:
         raise AnswerRejected(
-            f"answer is longer than {MAX_ANSWER_CHARS} characters",
+            N_("answer is longer than {max} characters"),
             Rejection.TOO_LONG,
             max=MAX_ANSWER_CHARS,
         )
     _reject_control_characters(text)
     normalised = normalise_typed_number(text)
     if not normalised.strip():
-        raise AnswerRejected("answer is empty", Rejection.EMPTY)
+        raise AnswerRejected(N_("answer is empty"), Rejection.EMPTY)
     normalised = _powers_of_ten_joined(_without_array_wrapper(normalised))
     typed_brackets = normalised
     normalised = normalised.replace("(", "[").replace(")", "]")
@@ -152,7 +150,7 @@ def parse_answer(text: str) -> np.ndarray:
                 [_read_value(token, row_number, column) for column, token in enumerate(tokens, 1)]
             )
     if not rows:
-        raise AnswerRejected("answer is empty", Rejection.EMPTY)
+        raise AnswerRejected(N_("answer is empty"), Rejection.EMPTY)
     _require_rectangular(rows)
     return np.array(rows, dtype=np.float64)
 
@@ -178,7 +176,9 @@ def _powers_of_ten_joined(text: str) -> str:
 def _reject_control_characters(text: str) -> None:
     for char in text:
         if char not in _ALLOWED_CONTROL_CHARACTERS and unicodedata.category(char) == "Cc":
-            raise AnswerRejected("answer contains a control character", Rejection.CONTROL_CHARACTER)
+            raise AnswerRejected(
+                N_("answer contains a control character"), Rejection.CONTROL_CHARACTER
+            )
 
 
 def _split_values(row_text: str, row_number: int) -> list[str]:
@@ -190,7 +190,7 @@ def _split_values(row_text: str, row_number: int) -> list[str]:
     for before, after in itertools.pairwise(matches):
         if row_text.count(",", before.end(), after.start()) > 1:
             raise AnswerRejected(
-                f"row {row_number} has an empty value between two commas",
+                N_("row {row} has an empty value between two commas"),
                 Rejection.EMPTY_BETWEEN_COMMAS,
                 row=row_number,
             )
@@ -205,13 +205,16 @@ def _bracketed_row_texts(text: str, typed_brackets: str) -> list[str]:
     top_groups = _top_level_groups(text, typed_brackets)
     outside = _text_outside(text, top_groups)
     _require_only_separators(
-        outside, allowed=",;", where="outside the brackets", code=Rejection.TEXT_OUTSIDE_BRACKETS
+        outside,
+        allowed=",;",
+        template=N_("unexpected '{text}' outside the brackets"),
+        code=Rejection.TEXT_OUTSIDE_BRACKETS,
     )
 
     groups_with_rows = [(start, end) for start, end in top_groups if "[" in text[start:end]]
     if groups_with_rows and len(top_groups) > 1:
         raise AnswerRejected(
-            f"use one outer pair of brackets; {_ONE_BRACKET_PER_ROW_HINT}",
+            N_("use one outer pair of brackets; write a matrix as [[1, 2], [3, 4]]"),
             Rejection.SEVERAL_OUTER_BRACKETS,
         )
 
@@ -222,7 +225,7 @@ def _bracketed_row_texts(text: str, typed_brackets: str) -> list[str]:
         _require_only_separators(
             _text_outside(inner, row_spans),
             allowed=",;",
-            where="between bracketed rows",
+            template=N_("unexpected '{text}' between bracketed rows"),
             code=Rejection.TEXT_BETWEEN_BRACKETED_ROWS,
         )
         row_texts = [inner[row_start:row_end] for row_start, row_end in row_spans]
@@ -232,11 +235,11 @@ def _bracketed_row_texts(text: str, typed_brackets: str) -> list[str]:
     for row_number, row_text in enumerate(row_texts, start=1):
         if ";" in row_text:
             raise AnswerRejected(
-                f"';' cannot separate rows inside brackets; {_ONE_BRACKET_PER_ROW_HINT}",
+                N_("';' cannot separate rows inside brackets; write a matrix as [[1, 2], [3, 4]]"),
                 Rejection.SEMICOLON_IN_BRACKETS,
             )
         if not _VALUE.search(row_text):
-            raise AnswerRejected(f"row {row_number} is empty", Rejection.EMPTY_ROW, row=row_number)
+            raise AnswerRejected(N_("row {row} is empty"), Rejection.EMPTY_ROW, row=row_number)
     return row_texts
 
 
@@ -258,8 +261,10 @@ def _top_level_groups(text: str, typed_brackets: str | None = None) -> list[tupl
             depth += 1
             if depth > MAX_BRACKET_DEPTH:
                 raise AnswerRejected(
-                    f"brackets are nested more than {MAX_BRACKET_DEPTH} deep; "
-                    f"{_ONE_BRACKET_PER_ROW_HINT}",
+                    N_(
+                        "brackets are nested more than {max} deep; write a matrix as"
+                        " [[1, 2], [3, 4]]"
+                    ),
                     Rejection.BRACKETS_TOO_DEEP,
                     max=MAX_BRACKET_DEPTH,
                 )
@@ -270,8 +275,10 @@ def _top_level_groups(text: str, typed_brackets: str | None = None) -> list[tupl
                 closing = typed[index]
                 opening = _OPENING_BRACKET[closing]
                 raise AnswerRejected(
-                    f"unbalanced brackets: the '{closing}' at character {index + 1} has no"
-                    f" matching '{opening}'",
+                    N_(
+                        "unbalanced brackets: the '{closing}' at character {position} has no"
+                        " matching '{opening}'"
+                    ),
                     Rejection.UNMATCHED_CLOSING_BRACKET,
                     position=index + 1,
                     closing=closing,
@@ -283,7 +290,7 @@ def _top_level_groups(text: str, typed_brackets: str | None = None) -> list[tupl
     if depth:
         opening = typed[group_start - 1]  # the outermost bracket still open
         raise AnswerRejected(
-            f"unbalanced brackets: a '{opening}' is never closed",
+            N_("unbalanced brackets: a '{opening}' is never closed"),
             Rejection.UNCLOSED_BRACKET,
             opening=opening,
         )
@@ -300,21 +307,20 @@ def _text_outside(text: str, spans: list[tuple[int, int]]) -> str:
     return " ".join(pieces)
 
 
-def _require_only_separators(text: str, *, allowed: str, where: str, code: Rejection) -> None:
+def _require_only_separators(text: str, *, allowed: str, template: str, code: Rejection) -> None:
     for stray in text.split():
         leftover = stray.strip(allowed)
         if leftover:
-            raise AnswerRejected(
-                f"unexpected {_quote(leftover)} {where}", code, text=_shortened(leftover)
-            )
+            raise AnswerRejected(template, code, text=_shortened(leftover))
 
 
 def _read_value(token: str, row: int, column: int) -> float:
-    where = f"(row {row}, value {column})"
     at = {"row": row, "column": column}
     if any(_NAN_RE.fullmatch(part) for part in token.split("/")):
         raise AnswerRejected(
-            f"NaN is not a number you can be graded on {where}", Rejection.NAN, **at
+            N_("NaN is not a number you can be graded on (row {row}, value {column})"),
+            Rejection.NAN,
+            **at,
         )
 
     if infinity := _INFINITY_RE.fullmatch(token):
@@ -338,7 +344,7 @@ def _read_value(token: str, row: int, column: int) -> float:
         denominator = _finite_or_reject(float(fraction.group(2)), token, row, column)
         if denominator == 0.0:
             raise AnswerRejected(
-                f"division by zero in {_quote(token)} {where}",
+                N_("division by zero in '{text}' (row {row}, value {column})"),
                 Rejection.DIVISION_BY_ZERO,
                 text=_shortened(token),
                 **at,
@@ -350,7 +356,7 @@ def _read_value(token: str, row: int, column: int) -> float:
         return _finite_or_reject(quotient, token, row, column)
 
     raise AnswerRejected(
-        f"could not read {_quote(token)} as a number {where}",
+        N_("could not read '{text}' as a number (row {row}, value {column})"),
         Rejection.NOT_A_NUMBER,
         text=_shortened(token),
         **at,
@@ -368,8 +374,10 @@ def _finite_or_reject(value: float, token: str, row: int, column: int) -> float:
     # turn a wrong answer into a "correct" infinity, so infinity must be spelled out.
     if math.isinf(value):
         raise AnswerRejected(
-            f"{_quote(token)} is too large to be a finite number (row {row}, value {column}); "
-            "write inf if you mean infinity",
+            N_(
+                "'{text}' is too large to be a finite number (row {row}, value {column}); "
+                "write inf if you mean infinity"
+            ),
             Rejection.TOO_LARGE,
             text=_shortened(token),
             row=row,
@@ -383,7 +391,9 @@ def _require_rectangular(rows: list[list[float]]) -> None:
     for row_number, row in enumerate(rows[1:], start=2):
         if len(row) != width:
             raise AnswerRejected(
-                f"row {row_number} has {_count(len(row))}, row 1 has {width}",
+                N_("row {row} has {count} value, row 1 has {width}")
+                if len(row) == 1
+                else N_("row {row} has {count} values, row 1 has {width}"),
                 Rejection.RAGGED_ROWS,
                 row=row_number,
                 count=len(row),
@@ -391,16 +401,8 @@ def _require_rectangular(rows: list[list[float]]) -> None:
             )
 
 
-def _count(values: int) -> str:
-    return f"{values} value" if values == 1 else f"{values} values"
-
-
 def _shortened(token: str) -> str:
     """A token as quoted back to the learner: a pasted essay should not be echoed."""
     if len(token) > _MAX_QUOTED_CHARS:
         return token[: _MAX_QUOTED_CHARS - 1] + "…"
     return token
-
-
-def _quote(token: str) -> str:
-    return f"'{_shortened(token)}'"

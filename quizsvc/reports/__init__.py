@@ -16,6 +16,7 @@ Only students' work (role ``student``) is reported.  Begin the session with
 ``store.begin_read_only`` before calling: every function here only reads.
 """
 
+from quizsvc.reports.column_help import EVENT_COLUMN_HELP, GRADEBOOK_COLUMN_HELP
 from quizsvc.reports.events import (
     EVENT_COLUMNS,
     Event,
@@ -49,6 +50,8 @@ from quizsvc.reports.student import (
 
 __all__ = [
     "EVENT_COLUMNS",
+    "EVENT_COLUMN_HELP",
+    "GRADEBOOK_COLUMN_HELP",
     "MASTERY_PREFIX",
     "UTF8_BOM",
     "ChapterAnswerLine",

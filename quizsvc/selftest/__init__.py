@@ -25,6 +25,7 @@ Infinite cells (masked scores) are perturbed to 0, the classic mistake there.
 """
 
 from quizsvc.selftest.findings import (
+    CHECK_NAMES,
     FINDING_MESSAGES,
     Check,
     CheckName,
@@ -32,6 +33,8 @@ from quizsvc.selftest.findings import (
     Problem,
     QuestionReport,
     SelfTestReport,
+    check_text,
+    points_text,
 )
 from quizsvc.selftest.runner import (
     DEFAULT_SEEDS,
@@ -42,6 +45,7 @@ from quizsvc.selftest.runner import (
 )
 
 __all__ = [
+    "CHECK_NAMES",
     "DEFAULT_SEEDS",
     "FINDING_MESSAGES",
     "Check",
@@ -52,6 +56,8 @@ __all__ = [
     "SelfTestReport",
     "answer_text",
     "check_answer_key",
+    "check_text",
     "plausible_mistake",
+    "points_text",
     "run_selftest",
 ]

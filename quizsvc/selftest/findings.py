@@ -3,11 +3,13 @@ note) found, as a ``Finding`` code with its parameters beside its English text."
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
+
+from quizsvc.grading import N_
 
 
 class CheckName(StrEnum):
@@ -45,32 +47,46 @@ class Finding(StrEnum):
 
 # The English text of each finding, formatted with its parameters. "error" is a Python
 # exception's own text; "rejection" is the grader's AnswerRejected; "points" the missed rubric
-# points as (key, phrases) pairs, written out by ``_points_text``.
+# points as (key, phrases) pairs, written out by ``points_text``.
 FINDING_MESSAGES: dict[Finding, str] = {
-    Finding.GENERATE_FAILED: "{error}",
-    Finding.EXPECTED_REJECTED: "the expected answer {text!r} was rejected: {rejection}",
-    Finding.EXPECTED_NOT_FULL_SCORE: "the expected answer {text!r} scored {score}; cells marked"
-    " wrong: {cells}",
-    Finding.PERTURBED_REJECTED: "the perturbed answer {text!r} was rejected: {rejection}",
-    Finding.MISTAKE_ACCEPTED: "cell [{row}, {col}] = {submitted} (expected {expected}) was"
-    " accepted; the tolerance (atol={atol}, rtol={rtol}) is too loose",
-    Finding.UNPERTURBED_MARKED_WRONG: "cell [{row}, {col}] was not perturbed but was marked wrong",
-    Finding.PERTURBED_FULL_SCORE: "the perturbed answer scored {score}, not below 1",
-    Finding.ALL_OR_NOTHING_PARTIAL: "an all-or-nothing answer with wrong cells scored {score}",
-    Finding.TOLERANCE_TOO_LOOSE: "cell [{row}, {col}] (expected {expected}) accepts answers up"
-    " to {half_width} away, but a plausible mistake of {mistake} must be rejected with a"
-    " margin: the tolerance may be at most {limit} there",
-    Finding.WRONG_SHAPE_GRADED: "a {rows} × {cols} answer ({text!r}) was graded (score"
-    " {score}), not rejected",
-    Finding.NOT_A_NUMBER_GRADED: "a text that is not a number ({text!r}) was graded (score"
-    " {score}), not rejected",
-    Finding.STORED_FAILED: "{error}",
-    Finding.STORED_DIFFERS: "the variant differs after a JSON round trip",
-    Finding.STORED_NOT_REPRODUCED: "the seed and recorded params do not reproduce the variant",
-    Finding.REFERENCE_MISSES_POINTS: "the reference answer contains no phrase of rubric point"
-    " {points}: the review queue would suggest {score} for it",
-    Finding.TIGHTER_THAN_KIND: "tolerance atol={atol} is tighter than the kind's atol="
-    "{kind_atol}, which allows for rounding every intermediate step by hand",
+    Finding.GENERATE_FAILED: N_("{error}"),
+    Finding.EXPECTED_REJECTED: N_("the expected answer {text!r} was rejected: {rejection}"),
+    Finding.EXPECTED_NOT_FULL_SCORE: N_(
+        "the expected answer {text!r} scored {score}; cells marked wrong: {cells}"
+    ),
+    Finding.PERTURBED_REJECTED: N_("the perturbed answer {text!r} was rejected: {rejection}"),
+    Finding.MISTAKE_ACCEPTED: N_(
+        "cell [{row}, {col}] = {submitted} (expected {expected}) was "
+        "accepted; the tolerance (atol={atol}, rtol={rtol}) is too loose"
+    ),
+    Finding.UNPERTURBED_MARKED_WRONG: N_(
+        "cell [{row}, {col}] was not perturbed but was marked wrong"
+    ),
+    Finding.PERTURBED_FULL_SCORE: N_("the perturbed answer scored {score}, not below 1"),
+    Finding.ALL_OR_NOTHING_PARTIAL: N_("an all-or-nothing answer with wrong cells scored {score}"),
+    Finding.TOLERANCE_TOO_LOOSE: N_(
+        "cell [{row}, {col}] (expected {expected}) accepts answers up to "
+        "{half_width} away, but a plausible mistake of {mistake} must be "
+        "rejected with a margin: the tolerance may be at most {limit} there"
+    ),
+    Finding.WRONG_SHAPE_GRADED: N_(
+        "a {rows} × {cols} answer ({text!r}) was graded (score {score}), not rejected"
+    ),
+    Finding.NOT_A_NUMBER_GRADED: N_(
+        "a text that is not a number ({text!r}) was graded (score {score}), not rejected"
+    ),
+    Finding.STORED_FAILED: N_("{error}"),
+    Finding.STORED_DIFFERS: N_("the variant differs after a JSON round trip"),
+    Finding.STORED_NOT_REPRODUCED: N_("the seed and recorded params do not reproduce the variant"),
+    Finding.REFERENCE_MISSES_POINTS: N_(
+        "the reference answer contains no phrase of rubric point {points}: "
+        "the review queue would suggest {score} for it"
+    ),
+    Finding.TIGHTER_THAN_KIND: N_(
+        "tolerance atol={atol} is tighter than the kind's "
+        "atol={kind_atol}, which allows for rounding every intermediate "
+        "step by hand"
+    ),
 }
 
 
@@ -84,15 +100,66 @@ class Problem(str):
     def __new__(cls, code: Finding, **params: Any) -> Problem:
         values = dict(params)
         if code is Finding.REFERENCE_MISSES_POINTS:
-            values["points"] = _points_text(params["points"])
+            values["points"] = points_text(params["points"])
         problem = super().__new__(cls, FINDING_MESSAGES[code].format(**values))
         problem.code = code
         problem.params = MappingProxyType(params)
         return problem
 
 
-def _points_text(points: Iterable[tuple[str, Sequence[str]]]) -> str:
-    return "; ".join(f"{key!r} (phrases: {', '.join(phrases)})" for key, phrases in points)
+def _same(text: str) -> str:
+    return text
+
+
+# The pieces the CLI's lines are made of, marked for the interface's catalogs: the functions
+# below put them together, given a `translate` (a template's text in another language).
+POINT = N_("{key!r} (phrases: {phrases})")
+LIST_SEPARATOR = N_("; ")
+PHRASE_SEPARATOR = N_(", ")
+CHECK_NAMES: dict[CheckName, str] = {
+    CheckName.GENERATE: N_("generate"),
+    CheckName.EXPECTED: N_("expected"),
+    CheckName.PERTURBED: N_("perturbed"),
+    CheckName.TOLERANCE: N_("tolerance"),
+    CheckName.MALFORMED: N_("malformed"),
+    CheckName.STORED: N_("stored"),
+    CheckName.REFERENCE_ZH: N_("reference (zh)"),
+    CheckName.REFERENCE_EN: N_("reference (en)"),
+}
+CHECK_WITH_SEED = N_("{check} (seed {seed})")
+CHECK_PASSED = N_("{check}: ok")
+CHECK_FAILED = N_("{check}: FAILED")
+CHECK_FAILED_WITH = N_("{check}: FAILED: {problems}")
+SUMMARY = N_(
+    "{tested} questions tested ({checks} checks): {passed} passed, {failed} failed; "
+    "{skipped} skipped (choice questions)"
+)
+
+
+def points_text(
+    points: Iterable[tuple[str, Sequence[str]]], translate: Callable[[str], str] = _same
+) -> str:
+    """Missed rubric points as REFERENCE_MISSES_POINTS says them: 'key' (phrases: a, b)."""
+    point, comma = translate(POINT), translate(PHRASE_SEPARATOR)
+    return translate(LIST_SEPARATOR).join(
+        point.format(key=key, phrases=comma.join(phrases)) for key, phrases in points
+    )
+
+
+def check_text(
+    check: Check, translate: Callable[[str], str] = _same, describe: Callable[[Problem], str] = str
+) -> str:
+    """A check as the CLI lists it ("perturbed (seed 3): FAILED: ..."), each problem as
+    `describe` says it."""
+    name = translate(CHECK_NAMES[check.name])
+    if check.seed is not None:
+        name = translate(CHECK_WITH_SEED).format(check=name, seed=check.seed)
+    if check.passed:
+        return translate(CHECK_PASSED).format(check=name)
+    if not check.problems:
+        return translate(CHECK_FAILED).format(check=name)
+    found = translate(LIST_SEPARATOR).join(describe(problem) for problem in check.problems)
+    return translate(CHECK_FAILED_WITH).format(check=name, problems=found)
 
 
 @dataclass(frozen=True)
@@ -109,9 +176,7 @@ class Check:
         return cls(name, seed, False, "; ".join(problems), problems)
 
     def __str__(self) -> str:
-        where = "" if self.seed is None else f" (seed {self.seed})"
-        status = "ok" if self.passed else "FAILED"
-        return f"{self.name}{where}: {status}" + (f": {self.message}" if self.message else "")
+        return check_text(self)
 
 
 @dataclass(frozen=True)
@@ -152,9 +217,11 @@ class SelfTestReport:
     def check_count(self) -> int:
         return sum(len(question.checks) for question in self.questions)
 
-    def summary(self) -> str:
-        return (
-            f"{len(self.questions)} questions tested ({self.check_count} checks): "
-            f"{len(self.questions) - len(self.failed)} passed, {len(self.failed)} failed; "
-            f"{len(self.skipped)} skipped (choice questions)"
+    def summary(self, translate: Callable[[str], str] = _same) -> str:
+        return translate(SUMMARY).format(
+            tested=len(self.questions),
+            checks=self.check_count,
+            passed=len(self.questions) - len(self.failed),
+            failed=len(self.failed),
+            skipped=len(self.skipped),
         )

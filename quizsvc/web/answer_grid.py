@@ -7,9 +7,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from flask_babel import gettext
+
 from quizsvc import store
 from quizsvc.grading import CellProblem, GridProblem, GridRejection
-from quizsvc.web.i18n import translate
 
 
 @dataclass(frozen=True)
@@ -46,9 +47,13 @@ def field_problem(problem: GridProblem, names: list[list[str]]) -> FieldProblem:
     (its row and column headers as the page shows them)."""
     match problem.code:
         case GridRejection.NO_ANSWER:
-            return FieldProblem(cell_field(0, 0), None, translate("no_answer_entered"))
+            return FieldProblem(cell_field(0, 0), None, gettext("No answer was entered."))
         case GridRejection.GRID_AND_PASTE_BOX_DIFFER:
-            message = translate("grid_and_paste_box_differ", box=translate("paste_matrix"))
+            message = gettext(
+                "The grid and the “%(box)s” box hold different answers: empty "
+                "one of them, then submit again.",
+                box=gettext("Paste a matrix"),
+            )
             return FieldProblem(PASTE_BOX_FIELD, None, message)
     row, col = problem.cell
     return FieldProblem(
@@ -65,27 +70,33 @@ def cell_problem_text(problem: CellProblem, cell: str) -> str:
     text = cell if len(cell) <= _MAX_QUOTED_CHARS else cell[: _MAX_QUOTED_CHARS - 1] + "…"
     match problem:
         case CellProblem.EMPTY:
-            return translate("cell_empty")
+            return gettext("empty")
         case CellProblem.DECIMAL_COMMA:
             fixed = text.replace(",", ".").replace("，", ".")
-            return translate("cell_decimal_comma", text=text, fixed=fixed)
+            return gettext(
+                "“%(text)s” has a decimal comma: write %(fixed)s", text=text, fixed=fixed
+            )
         case CellProblem.COMMA_DECIMAL_OR_THOUSANDS:
-            return translate(
-                "cell_comma_decimal_or_thousands",
+            return gettext(
+                "“%(text)s”: is the comma a decimal point or a thousands "
+                "separator? Write %(decimal)s or %(whole)s",
                 text=text,
                 decimal=text.replace(",", ".").replace("，", "."),
                 whole=text.replace(",", "").replace("，", ""),
             )
         case CellProblem.SEVERAL_NUMBERS:
-            return translate("cell_several_numbers", text=text)
+            return gettext("“%(text)s” is more than one number: type just one", text=text)
         case CellProblem.NAN:
-            return translate("cell_nan")
+            return gettext("NaN is not a number you can be graded on")
         case CellProblem.TOO_LARGE:
-            return translate("cell_too_large", text=text)
+            return gettext(
+                "“%(text)s” is too large to be a finite number (write inf if you mean infinity)",
+                text=text,
+            )
         case CellProblem.DIVISION_BY_ZERO:
-            return translate("cell_division_by_zero", text=text)
+            return gettext("“%(text)s” divides by zero", text=text)
         case _:
-            return translate("cell_not_a_number", text=text)
+            return gettext("“%(text)s” is not a number", text=text)
 
 
 def typed_value(value: float | str) -> str:

@@ -39,6 +39,7 @@ from flask import (
     url_for,
 )
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
+from flask_babel import gettext, ngettext
 from flask_login import UserMixin, current_user, login_required, login_user, logout_user
 from sqlalchemy.orm import Session
 
@@ -47,7 +48,7 @@ from quizsvc.store.users import MAX_PASSWORD_LENGTH, USER_NAME_PATTERN
 from quizsvc.web.context import db, state
 from quizsvc.web.errors import is_api_request
 from quizsvc.web.extensions import csrf, login_manager
-from quizsvc.web.i18n import LANGUAGES, translate
+from quizsvc.web.i18n import LANGUAGES
 from quizsvc.web.throttle import client_address, minutes, password_throttle
 
 bp = Blueprint("auth", __name__)
@@ -165,7 +166,10 @@ def _load_user(session_id: str) -> CurrentUser | None:
 def why_signed_out() -> str | None:
     """Once, after a session was refused for an old password: that the password changed."""
     if session.pop(_SIGNED_OUT_BY_PASSWORD_CHANGE, False):
-        return translate("signed_out_password_changed")
+        return gettext(
+            "Your password was changed, so you were signed out here: log in "
+            "again with the new password."
+        )
     return None
 
 
@@ -173,7 +177,7 @@ def _login_manager_message(message: str) -> str:
     """Flask-Login's messages, which it writes in English, in the page's language. Asking to
     log in after the session was refused for an old password says why instead."""
     if message == login_manager.login_message:
-        return why_signed_out() or translate("login_required")
+        return why_signed_out() or gettext("Please log in to access this page.")
     return message
 
 
@@ -208,7 +212,7 @@ def instructor_required(view: Callable[..., Any]) -> Callable[..., Any]:
     @login_required
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         if not current_user.is_instructor:
-            abort(403, description=translate("error_instructors_only"))
+            abort(403, description=gettext("This page is for instructors."))
         return view(*args, **kwargs)
 
     return wrapped
@@ -250,14 +254,32 @@ def login():
         if refused is not None:
             count = minutes(refused.wait)
             if refused.reason == "name":
-                flash(translate("login_throttled", count=count), "error")
+                flash(
+                    ngettext(
+                        "Too many failed attempts to log in as this user. Try again in "
+                        "%(num)s minute.",
+                        "Too many failed attempts to log in as this user. Try again in "
+                        "%(num)s minutes.",
+                        count,
+                    ),
+                    "error",
+                )
             else:
-                flash(translate("login_throttled_address", count=count), "error")
+                flash(
+                    ngettext(
+                        "Too many failed attempts to log in from this network address. "
+                        "Try again in %(num)s minute.",
+                        "Too many failed attempts to log in from this network address. "
+                        "Try again in %(num)s minutes.",
+                        count,
+                    ),
+                    "error",
+                )
             return too_many_attempts(render_template("login.html"), refused.wait)
         user = store.authenticate(db(), name, request.form.get("password", ""))
         if user is None:
             password_throttle().failed(client_address())
-            flash(translate("login_failed"), "error")
+            flash(gettext("Wrong user name or password."), "error")
             return render_template("login.html"), 401
         password_throttle().succeeded(name)
         start_fresh_session()  # also: logged in again, nothing to tell of a password change
@@ -289,30 +311,41 @@ def account_problem(exc: store.StoreError, password_field: str = "password") -> 
     match exc:
         case PasswordsDiffer():
             if password_field == "new_password":
-                return translate("account_new_passwords_differ")
-            return translate("account_passwords_differ")
+                return gettext("The two new passwords differ.")
+            return gettext("The two passwords differ.")
         case store.WrongPassword():
-            return translate("account_wrong_password")
+            return gettext("The current password is wrong.")
         case store.DuplicateUser():
-            return translate("account_name_taken", name=name)
+            return gettext("A user named '%(name)s' already exists.", name=name)
         case store.InvalidUser() if not USER_NAME_PATTERN.fullmatch(name):
-            return translate("account_name_invalid", name=name)
+            return gettext(
+                "Invalid user name '%(name)s': use 1 to 64 lower-case letters, "
+                "digits, '.', '_' or '-', starting with a letter or digit.",
+                name=name,
+            )
         case store.InvalidUser() if "\x00" in request.form.get("display_name", ""):
             # the one unstorable character a form can send (it arrives as UTF-8, which has
             # no lone surrogates)
-            return translate("account_display_name_nul")
+            return gettext("The display name contains a NUL character (\\u0000).")
         case store.InvalidUser() if (
             len(request.form.get("display_name", "").strip()) > MAX_DISPLAY_NAME_LENGTH
         ):
-            return translate("account_display_name_too_long", max=MAX_DISPLAY_NAME_LENGTH)
+            return gettext(
+                "The display name must have 1 to %(max)s characters.", max=MAX_DISPLAY_NAME_LENGTH
+            )
         case store.InvalidPassword() if not password:
-            return translate("account_password_empty")
+            return gettext("The password is empty.")
         case store.InvalidPassword() if not password.strip():
-            return translate("account_password_only_spaces")
+            return gettext("The password is only spaces.")
         case store.InvalidPassword() if len(password) < store.MIN_PASSWORD_LENGTH:
-            return translate("account_password_too_short", min=store.MIN_PASSWORD_LENGTH)
+            return gettext(
+                "The password is too short: use at least %(min)s characters.",
+                min=store.MIN_PASSWORD_LENGTH,
+            )
         case store.InvalidPassword() if len(password) > MAX_PASSWORD_LENGTH:
-            return translate("account_password_too_long", max=MAX_PASSWORD_LENGTH)
+            return gettext(
+                "The password is longer than %(max)s characters.", max=MAX_PASSWORD_LENGTH
+            )
     return str(exc)
 
 
@@ -336,7 +369,9 @@ def register():
     """Students create their own accounts, only where REGISTRATION_OPEN is set (off by
     default: instructors create accounts)."""
     if not current_app.config["REGISTRATION_OPEN"]:
-        abort(404, description=translate("registration_closed"))
+        abort(
+            404, description=gettext("Self-registration is off: ask an instructor for an account.")
+        )
     if request.method == "POST":
         try:
             user = create_account("student")
@@ -361,7 +396,11 @@ def change_password():
             # the current password is a password to guess, as at the login
             refused = password_throttle().attempt(current_user.name)
             if refused is not None:
-                error = translate("password_change_throttled", count=minutes(refused.wait))
+                error = ngettext(
+                    "The current password was wrong too many times. Try again in %(num)s minute.",
+                    "The current password was wrong too many times. Try again in %(num)s minutes.",
+                    minutes(refused.wait),
+                )
                 return too_many_attempts(
                     render_template("account_password.html", error=error), refused.wait
                 )
@@ -374,7 +413,7 @@ def change_password():
             return render_template("account_password.html", error=error), 422
         password_throttle().succeeded(current_user.name)
         log_in(user)  # the password ended every session of the user: this browser stays in
-        flash(translate("password_changed"), "info")
+        flash(gettext("Your password is changed; your other sessions are signed out."), "info")
         return redirect(url_for("quiz.index"))
     return render_template("account_password.html", error=None)
 
@@ -385,7 +424,7 @@ def logout():
         store.end_login_session(db(), current_user.id, current_user.login_token)
     logout_user()
     start_fresh_session()
-    flash(translate("logged_out"), "info")
+    flash(gettext("You are logged out."), "info")
     return redirect(url_for("auth.login"))
 
 
@@ -397,8 +436,10 @@ def set_language(code: str):
     if code not in LANGUAGES:
         abort(
             404,
-            description=translate(
-                "error_unknown_language", code=code, choices=", ".join(LANGUAGES)
+            description=gettext(
+                "Unknown language '%(code)s': choose one of %(choices)s.",
+                code=code,
+                choices=", ".join(LANGUAGES),
             ),
         )
     session["lang"] = code

@@ -4,11 +4,11 @@ cells, the marks of a graded attempt and the worked solution's tables."""
 
 from __future__ import annotations
 
+from flask_babel import gettext
 from markupsafe import Markup
 
 from quizsvc.drills import Step, Variant
 from quizsvc.grading import Tolerance
-from quizsvc.web.i18n import translate
 from quizsvc.web.render import format_number, format_whole_percent, matrix_table
 
 
@@ -16,10 +16,15 @@ def tolerance_rule(tolerance: Tolerance) -> str:
     """How close an answer must be, as the learner reads it before answering."""
     atol, rtol = format_number(tolerance.atol, 6), format_number(tolerance.rtol, 6)
     if tolerance.atol == 0 and tolerance.rtol == 0:
-        return translate("tolerance_exact")
+        return gettext("Only the exact value counts as correct.")
     if tolerance.rtol == 0:
-        return translate("tolerance_absolute", atol=atol)
-    return translate("tolerance_relative", atol=atol, rtol=rtol)
+        return gettext("Answers within ±%(atol)s of the exact value count as correct.", atol=atol)
+    return gettext(
+        "Answers within ±(%(atol)s + %(rtol)s × |exact value|) of the "
+        "exact value count as correct.",
+        atol=atol,
+        rtol=rtol,
+    )
 
 
 def drill_rules(variant: Variant, attempts_allowed: int, penalty: float) -> list[str]:
@@ -27,9 +32,14 @@ def drill_rules(variant: Variant, attempts_allowed: int, penalty: float) -> list
     retry costs (the instructor's preview shows the same list)."""
     rules = [tolerance_rule(variant.tolerance)]
     if variant.all_or_nothing and variant.answer.values.size > 1:
-        rules.append(translate("all_or_nothing_rule"))
+        rules.append(gettext("Every cell must be right to score: one wrong cell scores 0."))
     if attempts_allowed > 1 and penalty > 0:
-        rules.append(translate("retry_penalty", penalty=format_whole_percent(penalty)))
+        rules.append(
+            gettext(
+                "Each further attempt takes %(penalty)s off the score.",
+                penalty=format_whole_percent(penalty),
+            )
+        )
     return rules
 
 
@@ -66,11 +76,11 @@ def cell_marks(
             low, high = _shown(cell["low"]), _shown(cell["high"])
             if low == high:  # an exact answer (a token id): one value, not an interval,
                 if not cell["correct"]:  # and only where it is not the value given
-                    mark |= {"interval": low, "interval_title": translate("accepted_value")}
+                    mark |= {"interval": low, "interval_title": gettext("Accepted value")}
             else:
                 mark |= {
                     "interval": f"[{low}, {high}]",
-                    "interval_title": translate("accepted_interval"),
+                    "interval_title": gettext("Accepted interval"),
                 }
         marks[cell["row"]][cell["col"]] = mark
     return marks
@@ -86,7 +96,7 @@ def step_tables(step: Step, number: int, lang: str) -> list[Markup]:
     again what the drill gave (X', W_q), and two regions of one name cannot be told apart."""
     return [
         matrix_table(
-            tensor, region_label=f"{number}. {step.title[lang]}{translate('colon')}{tensor.name}"
+            tensor, region_label=f"{number}. {step.title[lang]}{gettext(': ')}{tensor.name}"
         )
         for tensor in step.tensors
     ]

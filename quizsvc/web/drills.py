@@ -14,6 +14,7 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import gettext, ngettext
 from flask_login import current_user, login_required
 
 from quizsvc import practice, store
@@ -35,13 +36,10 @@ from quizsvc.web.i18n import (
     localized_variant,
     negotiated_language,
     skill_name,
-    translate,
 )
 from quizsvc.web.render import format_whole_percent, heatmap_svg, matrix_table
 
 bp = Blueprint("drills", __name__)
-
-TIME_FORMAT = "%Y-%m-%d %H:%M"  # times are stored and shown in UTC, and labelled so
 
 
 @bp.get("/drills")
@@ -73,7 +71,7 @@ def index():
             {
                 "variant_id": u.variant_id,
                 "title": drill_title(u.kind),
-                "started": u.created_at.strftime(TIME_FORMAT),
+                "started": u.created_at,
                 "attempts_left": u.attempts_left,
             }
             for u in unfinished
@@ -85,14 +83,27 @@ def drill_status(standing: store.DrillStanding | None) -> list[str]:
     """What the learner has done with a drill, as short phrases in the page's language:
     its unfinished variants (which Continue resumes), its finished ones, its best score."""
     if standing is None:
-        return [translate("drill_not_started")]
+        return [gettext("Not tried yet")]
     status = []
     if standing.unfinished:
-        status.append(translate("drill_unfinished", count=standing.unfinished))
+        status.append(
+            ngettext(
+                "%(num)s unfinished variant, Continue opens it",
+                "%(num)s unfinished variants, Continue opens the newest",
+                standing.unfinished,
+            )
+        )
     if standing.finished:
-        status.append(translate("drill_finished", count=standing.finished))
+        status.append(
+            ngettext("%(num)s variant finished", "%(num)s variants finished", standing.finished)
+        )
     if standing.best is not None:
-        status.append(translate("drill_best_score", score=format_whole_percent(standing.best)))
+        status.append(
+            gettext(
+                "best score %(score)s (each variant at its best attempt)",
+                score=format_whole_percent(standing.best),
+            )
+        )
     return status
 
 
@@ -106,10 +117,12 @@ def _recommended_view(
     skill = skill_name(recommendation.skill)
     return {
         **drill,
-        "why": translate("recommended_unpractised", skill=skill)
+        "why": gettext("It practises a skill you have not practised yet: %(skill)s.", skill=skill)
         if recommendation.mastery is None
-        else translate(
-            "recommended_weakest", skill=skill, mastery=format_whole_percent(recommendation.mastery)
+        else gettext(
+            "It practises your weakest skill so far: %(skill)s (mastery %(mastery)s).",
+            skill=skill,
+            mastery=format_whole_percent(recommendation.mastery),
         ),
     }
 
@@ -119,7 +132,7 @@ def _recommended_view(
 def recommended():
     question_id = practice.recommended_drill(db(), bank(), current_user.id)
     if question_id is None:
-        abort(404, description=translate("error_no_drills"))
+        abort(404, description=gettext("There are no drills in the question bank."))
     return _resume_or_start(question_id)
 
 
@@ -137,7 +150,7 @@ def new_variant(question_id: str):
     try:
         issued = practice.start_drill(db(), bank(), current_user.id, question_id)
     except practice.PracticeError:
-        abort(404, description=translate("error_no_drill", id=question_id))
+        abort(404, description=gettext("There is no drill '%(id)s'.", id=question_id))
     return redirect(url_for("drills.variant", variant_id=issued.id))
 
 
@@ -145,7 +158,7 @@ def _resume_or_start(question_id: str):
     try:
         variant_id = practice.resume_or_start_drill(db(), bank(), current_user.id, question_id)
     except practice.PracticeError:
-        abort(404, description=translate("error_no_drill", id=question_id))
+        abort(404, description=gettext("There is no drill '%(id)s'.", id=question_id))
     return redirect(url_for("drills.variant", variant_id=variant_id))
 
 
@@ -170,7 +183,9 @@ def _load_state(variant_id: int) -> practice.DrillState:
         return practice.drill_state(db(), current_user.id, variant_id)
     except (store.NotFound, store.NotYourVariant):
         # the same answer for "not yours" as for "not there": ids are not to be probed
-        abort(404, description=translate("error_no_drill_variant", id=variant_id))
+        abort(
+            404, description=gettext("You have no drill exercise numbered %(id)s.", id=variant_id)
+        )
 
 
 # Where the browser keeps what the learner typed into the grid for their latest graded
@@ -266,7 +281,7 @@ def render_variant(
         finished=state.finished,
         solved=state.solved,
         expected=matrix_table(
-            answer, region_label=translate("correct_answer") + translate("colon") + answer.name
+            answer, region_label=gettext("Correct answer") + gettext(": ") + answer.name
         )
         if state.finished
         else None,
@@ -282,7 +297,12 @@ def render_variant(
         else None,
         heatmap=heatmap_svg(
             variant.heatmap,
-            label=translate("heatmap_description", name=variant.heatmap.name),
+            label=gettext(
+                "Attention weights %(name)s: one row per query, one column per "
+                "key; the darker the square, the larger the weight, and each "
+                "square shows its value.",
+                name=variant.heatmap.name,
+            ),
         )
         if state.finished and variant.heatmap
         else None,
@@ -325,22 +345,32 @@ def submit(variant_id: int):
         db().rollback()
         # every cell has been read on its own, so what is left is the whole text's (too long)
         if answer.source is AnswerSource.PASTE_BOX:
-            problem = FieldProblem(PASTE_BOX_FIELD, translate("paste_matrix"), answer_problem(exc))
+            problem = FieldProblem(PASTE_BOX_FIELD, gettext("Paste a matrix"), answer_problem(exc))
         else:
-            message = translate("invalid_answer_in_grid", message=answer_problem(exc))
+            message = gettext(
+                "Could not read the answer in the grid: %(message)s", message=answer_problem(exc)
+            )
             problem = FieldProblem(None, None, message)
         return render_variant(state, [problem], 422)
     except store.AttemptsExhausted:
         db().rollback()
         # solved meanwhile (say in another tab) is no failure: say so, not "no attempts left"
         if _load_state(variant_id).solved:
-            flash(translate("already_solved"), "info")
+            flash(
+                gettext(
+                    "You have already solved this variant (perhaps in another tab), "
+                    "so it takes no more answers; its marks and solution are below."
+                ),
+                "info",
+            )
         else:
-            flash(translate("no_attempts_left"), "error")
+            flash(gettext("No attempts left."), "error")
     except store.IdempotencyConflict:
         # an old form (e.g. after the back button) sent again with another answer
         db().rollback()
-        flash(translate("form_already_sent"), "error")
+        flash(
+            gettext("This form was already sent, so the changed answer was not recorded."), "error"
+        )
     else:
         typed = answer.cells if answer.source is AnswerSource.GRID else None
         _remember_answer(variant_id, outcome.submission.attempt, typed)

@@ -12,12 +12,12 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from flask import Flask, flash, jsonify, redirect, render_template, request, url_for
+from flask_babel import gettext
 from flask_login import current_user
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from quizsvc import store
-from quizsvc.web.i18n import translate
 
 API_PREFIX = "/api"
 
@@ -45,17 +45,29 @@ def standard_page_message(status: int) -> str | None:
     view (a URL no route has, a method a route does not take, ...)."""
     match status:
         case 400:
-            return translate("error_bad_request")
+            return gettext(
+                "The browser (or proxy) sent a request that this server could not understand."
+            )
         case 403:
-            return translate("error_forbidden")
+            return gettext(
+                "You don't have the permission to access the requested resource. "
+                "It is either read-protected or not readable by the server."
+            )
         case 404:
-            return translate("error_not_found")
+            return gettext(
+                "The requested URL was not found on the server. If you entered "
+                "the URL manually please check your spelling and try again."
+            )
         case 405:
-            return translate("error_method_not_allowed")
+            return gettext("The method is not allowed for the requested URL.")
         case 413:
-            return translate("error_too_large")
+            return gettext("The data value transmitted exceeds the capacity limit.")
         case 500:
-            return translate("error_internal")
+            return gettext(
+                "The server encountered an internal error and was unable to "
+                "complete your request. Either the server is overloaded or there "
+                "is an error in the application."
+            )
     return None
 
 
@@ -93,13 +105,24 @@ def init_app(app: Flask) -> None:
         if _sent_after_the_login_ended():
             # to the login page and from there back to the form's page, where the drill
             # page's script puts back what was typed
-            flash(translate("signed_out_form_not_sent"), "info")
+            flash(
+                gettext(
+                    "You had been logged out (in another tab, say), so the form was "
+                    "not sent. Log in and send it again."
+                ),
+                "info",
+            )
             return redirect(url_for("auth.login", next=_form_page()))
         return error_response(
             400,
             "csrf_failed",
             f"CSRF check failed: {exc.description}",
-            page_message=translate("error_csrf_failed"),
+            page_message=gettext(
+                "CSRF check failed: the form's security token is missing or out "
+                "of date, so the form was not sent. Go back to the form's page, "
+                "reload it and send the form again (reloading this page would "
+                "send the old form again)."
+            ),
         )
 
     @app.errorhandler(HTTPException)
@@ -122,7 +145,12 @@ def init_app(app: Flask) -> None:
     def _unstorable_text(exc: store.InvalidText):
         # the views check what people type; this catches a tampered hidden field
         return error_response(
-            422, "invalid_text", str(exc), page_message=translate("error_unstorable_text")
+            422,
+            "invalid_text",
+            str(exc),
+            page_message=gettext(
+                "The text sent holds characters that cannot be stored (such as NUL)."
+            ),
         )
 
     @app.errorhandler(Exception)
@@ -132,5 +160,9 @@ def init_app(app: Flask) -> None:
             500,
             "internal_server_error",
             InternalServerError.description,
-            page_message=translate("error_internal"),
+            page_message=gettext(
+                "The server encountered an internal error and was unable to "
+                "complete your request. Either the server is overloaded or there "
+                "is an error in the application."
+            ),
         )

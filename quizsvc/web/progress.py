@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from flask import Blueprint, render_template, url_for
+from flask_babel import gettext
 from flask_login import current_user, login_required
 
 from quizsvc import reports, store
 from quizsvc.web.context import bank, db
-from quizsvc.web.i18n import skill_name, translate
+from quizsvc.web.i18n import skill_name
 from quizsvc.web.render import (
     bar_chart_svg,
     chart_figure,
@@ -28,7 +29,10 @@ def index():
     skills = in_bank_order(store.progress_for(session, current_user.id))
     history = store.recent_history(session, current_user.id, limit=20)
     scored = [h.score for h in reversed(history) if h.score is not None]
-    mastery, recent = translate("chart_mastery"), translate("chart_history")
+    mastery, recent = (
+        gettext("Mastery per skill (0 to 100 %)"),
+        gettext("Your recent scores, oldest first (0 to 100 %)"),
+    )
     return render_template(
         "progress.html",
         skills=skills,
@@ -67,6 +71,14 @@ def mastery_help() -> str:
     for _ in range(PERFECT_RUN):
         mastery = store.next_mastery(mastery, 1.0)
         steps.append(format_whole_percent(mastery))
-    return translate(
-        "mastery_help", weight=format_whole_percent(store.MASTERY_WEIGHT), series=" → ".join(steps)
+    return gettext(
+        "Mastery is an average that favours recent answers: it starts at "
+        "0, and every graded answer on the skill moves it %(weight)s of "
+        "the way to that answer's score, so perfect answers in a row "
+        "give %(series)s. Each exercise of a drill counts once, at your "
+        "best attempt at it, so correcting a mistake never lowers your "
+        "mastery. Attempts counts every graded try, Best is the best of "
+        "them, and Last is your newest answer's score.",
+        weight=format_whole_percent(store.MASTERY_WEIGHT),
+        series=" → ".join(steps),
     )

@@ -6,6 +6,7 @@ import math
 import uuid
 
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
+from flask_babel import gettext
 from flask_login import current_user, login_required
 from markupsafe import Markup
 
@@ -26,7 +27,7 @@ from quizsvc.drills import Tensor
 from quizsvc.grading import AnswerRejected, Tolerance
 from quizsvc.web.context import bank, db
 from quizsvc.web.drill_parts import cell_marks, tolerance_rule
-from quizsvc.web.i18n import answer_problem, as_sentence, negotiated_language, translate
+from quizsvc.web.i18n import answer_problem, as_sentence, negotiated_language
 from quizsvc.web.render import heatmap_svg, matrix_table
 from quizsvc.worked_example import erratum_label, worked_example_sections
 
@@ -68,7 +69,7 @@ def chapter_questions(chapter_id: str) -> list:
     try:
         questions = bank().questions_in(chapter_id)
     except KeyError:
-        abort(404, description=translate("error_no_chapter", id=chapter_id))
+        abort(404, description=gettext("There is no chapter '%(id)s'.", id=chapter_id))
     return [q for q in questions if not isinstance(q, DrillQuestion)]
 
 
@@ -78,11 +79,21 @@ def answer_shape_rule(shape: list[int]) -> str:
     As the grader reads answers (a number is 1 × 1, a list one row), a list of one number is
     a number and a matrix of one row is a row."""
     if math.prod(shape) == 1:
-        return translate("answer_shape_number")
+        return gettext("The answer is one number (write -inf for −∞).")
     if len(shape) == 1 or shape[0] == 1:
-        return translate("answer_shape_row", count=shape[-1])
+        return gettext(
+            "The answer is a row of %(count)s numbers, separated by commas "
+            "or spaces (write -inf for −∞).",
+            count=shape[-1],
+        )
     rows, cols = shape
-    return translate("answer_shape_matrix", rows=rows, cols=cols)
+    return gettext(
+        "The answer is a %(rows)s × %(cols)s matrix (rows × columns): "
+        "one row per line (or rows separated by ;), the numbers of a row "
+        "separated by commas or spaces (write -inf for −∞).",
+        rows=rows,
+        cols=cols,
+    )
 
 
 def numeric_answer_rules(public_view: dict) -> list[str]:
@@ -97,7 +108,7 @@ def numeric_answer_rules(public_view: dict) -> list[str]:
         ),
     ]
     if public_view["all_or_nothing"] and math.prod(shape) > 1:
-        rules.append(translate("all_or_nothing_rule"))
+        rules.append(gettext("Every cell must be right to score: one wrong cell scores 0."))
     return rules
 
 
@@ -106,7 +117,7 @@ def numeric_answer_tensor(question: NumericQuestion) -> Tensor:
     matrix = question.answer_matrix()
     rows, cols = matrix.shape
     return Tensor(
-        translate("correct_answer"),
+        gettext("Correct answer"),
         matrix,
         tuple(str(r + 1) for r in range(rows)),
         tuple(str(c + 1) for c in range(cols)),
@@ -208,7 +219,12 @@ def worked_example():
         for matrix in section.matrices:
             caption = matrix.caption[lang]
             tensor = Tensor(caption, matrix.matrix, matrix.row_labels, matrix.col_labels)
-            description = translate("heatmap_description", name=caption)
+            description = gettext(
+                "Attention weights %(name)s: one row per query, one column per "
+                "key; the darker the square, the larger the weight, and each "
+                "square shows its value.",
+                name=caption,
+            )
             matrices.append(
                 {
                     "table": matrix_table(tensor),
@@ -238,8 +254,10 @@ def answer(chapter_id: str, question_id: str):
     if question_id not in {q.id for q in chapter_questions(chapter_id)}:
         abort(
             404,
-            description=translate(
-                "error_no_question_in_chapter", id=question_id, chapter=chapter_id
+            description=gettext(
+                "There is no question '%(id)s' in chapter '%(chapter)s'.",
+                id=question_id,
+                chapter=chapter_id,
             ),
         )
     try:

@@ -14,8 +14,7 @@ from pydantic.fields import FieldInfo
 
 from quizsvc import cli
 from quizsvc.bank import BankError, load_bank, schema
-from quizsvc.drills import DRILL_KINDS, drill_param_models
-from quizsvc.web.i18n import SKILL_NAMES
+from quizsvc.drills import DRILL_KINDS, SKILL_NAMES, drill_param_models
 
 AUTHORING = Path(__file__).resolve().parents[2] / "docs" / "authoring.md"
 YAML_BLOCK = re.compile(r"```yaml\n(.*?)```", re.DOTALL)

@@ -201,9 +201,7 @@ def test_how_many_cells_are_perturbed(monkeypatch, cells, perturbed) -> None:
 
     monkeypatch.setattr(runner, "grade_numeric", spy)
     expected = np.arange(1.0, cells + 1.0).reshape(1, cells)
-    assert runner._check_perturbed(
-        expected, Tolerance(), False, 0, np.random.default_rng(0)
-    ).passed
+    assert runner._check_perturbed(expected, Tolerance(), False, 0, np.random.default_rng(0)).passed
     [text] = submitted_texts
     assert np.count_nonzero(parse_answer(text) != expected) == perturbed
 

@@ -1,91 +1,101 @@
-"""The interface catalog: every message in both languages, every key used exists; every
-rejection code, skill and drill kind has its text."""
+"""The interface's gettext catalogs: every msgid in both languages, exactly the msgids the
+sources use, compiled as shipped; every skill and drill kind has its name; the drills' words
+and the dates in the page's language."""
 
 from __future__ import annotations
 
+import io
 import re
 import string
-from pathlib import Path
+from datetime import UTC, datetime
 
 import pytest
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import Translations
 
-from quizsvc.drills import DRILL_KINDS
-from quizsvc.grading import REJECTION_PARAMETERS, Rejection
+from quizsvc.drills import DRILL_KINDS, DRILL_TITLES, SKILL_NAMES
+from quizsvc.web.catalogs import LANGUAGES, TRANSLATIONS, extract_catalog, po_path, read_catalog
 from quizsvc.web.context import load_content
-from quizsvc.web.i18n import (
-    ANSWER_PROBLEMS_ZH,
-    DRILL_TITLES,
-    LANGUAGES,
-    MESSAGES,
-    SKILL_NAMES,
-    tensor_word,
-)
+from quizsvc.web.i18n import format_day, format_when, tensor_word
 
-WEB = Path(__file__).resolve().parents[2] / "quizsvc" / "web"
+EXTRACTED = extract_catalog()
+
+
+def catalog(language: str):
+    return read_catalog(po_path(language))
+
+
+def msgids(messages) -> set[tuple[str | None, str | tuple[str, ...]]]:
+    return {(message.context, message.id) for message in messages if message.id}
+
+
+def forms(text: str | tuple[str, ...]) -> tuple[str, ...]:
+    return text if isinstance(text, tuple) else (text,)
+
+
+def test_the_sources_use_messages():
+    assert len(msgids(EXTRACTED)) > 400  # the extraction finds them
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_catalog_holds_exactly_the_messages_the_sources_use(language):
+    """Re-extracted as `make translations` does: none missing, none left over."""
+    in_catalog = msgids(catalog(language))
+    in_sources = msgids(EXTRACTED)
+    assert sorted(in_sources - in_catalog, key=str) == [], "missing: run make translations"
+    assert sorted(in_catalog - in_sources, key=str) == [], "unused: run make translations"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_message_is_translated_and_none_is_fuzzy(language):
+    messages = [message for message in catalog(language) if message.id]
+    assert [m.id for m in messages if m.fuzzy] == []
+    untranslated = [m.id for m in messages if not all(s.strip() for s in forms(m.string))]
+    assert untranslated == []
+
+
+def test_the_english_catalog_is_the_source_text():
+    for message in catalog("en"):
+        if message.id:
+            assert message.string == message.id, message.id
 
 
 def placeholders(text: str) -> set[str]:
+    """%(name)s placeholders, or {name} fields for the domain's str.format templates."""
+    named = set(re.findall(r"%\((\w+)\)", text))
+    if named or "%" in text:
+        return named
     return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
-@pytest.mark.parametrize("key", sorted(MESSAGES))
-def test_every_message_has_both_languages_with_the_same_placeholders(key):
-    texts = MESSAGES[key]
-    assert set(texts) == set(LANGUAGES), key
-    assert all(texts[lang].strip() for lang in LANGUAGES), key
-    assert placeholders(texts["zh"]) == placeholders(texts["en"]), key
-
-
-def used_keys() -> set[tuple[str, str]]:
-    found = set()
-    for path in WEB.rglob("*"):
-        if path.suffix not in {".html", ".py"}:
+def test_every_chinese_text_has_its_english_placeholders():
+    for message in catalog("zh"):
+        if not message.id:
             continue
-        text = path.read_text(encoding="utf-8")
-        for key in re.findall(r"""\b(?:t|translate)\(\s*['"]([a-z0-9_]+)['"]""", text):
-            found.add((str(path.relative_to(WEB)), key))
-    return found
+        english = set().union(*(placeholders(text) for text in forms(message.id)))
+        for text in forms(message.string):
+            # a plural's count (num) may stay unsaid where Chinese needs no plural
+            assert placeholders(text) == english, message.id
 
 
-def test_every_key_the_templates_and_views_use_exists():
-    used = used_keys()
-    assert len(used) > 50  # the scan finds the uses
-    missing = sorted((path, key) for path, key in used if key not in MESSAGES)
-    assert missing == []
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_compiled_catalog_is_the_current_one(language):
+    """The .mo shipped beside each .po is that .po compiled (`make translations`)."""
+    path = po_path(language)
+    with path.open("rb") as file:
+        compiled = io.BytesIO()
+        write_mo(compiled, read_po(file))
+    assert path.with_suffix(".mo").read_bytes() == compiled.getvalue()
 
 
-def test_every_message_is_used():
-    used = {key for _, key in used_keys()}
-    # a key's _singular form is picked by translate() for count=1 wherever the key is used
-    used |= {f"{key}_singular" for key in used}
-    assert sorted(set(MESSAGES) - used) == []
+# --- the domain's names -----------------------------------------------------------------
 
-
-def test_every_singular_form_has_its_plural_with_the_same_placeholders():
-    singulars = [key for key in MESSAGES if key.endswith("_singular")]
-    assert singulars  # the scan finds them
-    for key in singulars:
-        plural = key.removesuffix("_singular")
-        assert plural in MESSAGES, key
-        for lang in LANGUAGES:
-            assert placeholders(MESSAGES[key][lang]) == placeholders(MESSAGES[plural][lang]), key
-
-
-# --- catalogs keyed by the domain's names -----------------------------------------------
-
-
-def test_every_rejection_code_has_a_chinese_text_with_exactly_its_parameters():
-    """English is the grader's own message; Chinese is here, formatted with the rejection's
-    parameters (so a missing or misnamed placeholder would raise on a learner's page)."""
-    assert set(ANSWER_PROBLEMS_ZH) == {code.value for code in Rejection}
-    for code in Rejection:
-        text = ANSWER_PROBLEMS_ZH[code.value]
-        assert text.strip(), code
-        assert placeholders(text) == REJECTION_PARAMETERS[code], code
+CHINESE = Translations.load(str(TRANSLATIONS), ["zh"])
 
 
 def content_tags() -> set[str]:
-    bank = load_content(WEB.parents[1] / "content")
+    bank = load_content(TRANSLATIONS.parents[2] / "content")
     return {tag for question in bank.questions.values() for tag in question.tags}
 
 
@@ -93,9 +103,9 @@ def test_every_skill_and_drill_kind_has_a_name_in_both_languages():
     skills = {kind.skill for kind in DRILL_KINDS.values()} | content_tags()
     assert skills <= set(SKILL_NAMES), sorted(skills - set(SKILL_NAMES))
     assert set(DRILL_KINDS) <= set(DRILL_TITLES), sorted(set(DRILL_KINDS) - set(DRILL_TITLES))
-    for names in (*SKILL_NAMES.values(), *DRILL_TITLES.values()):
-        assert set(names) == set(LANGUAGES)
-        assert all(names[lang].strip() for lang in LANGUAGES), names
+    for english in (*SKILL_NAMES.values(), *DRILL_TITLES.values()):
+        assert english.strip()
+        assert re.search("[\u4e00-\u9fff]", CHINESE.gettext(english)) or english == "Softmax"
 
 
 # Tensor names and labels the drills write that read the same in Chinese: symbols, the
@@ -141,3 +151,18 @@ def test_every_english_word_a_drill_shows_has_its_chinese(app):
 def test_a_tensor_word_is_shown_in_the_page_language(app, lang, word, shown):
     with app.test_request_context(headers={"Accept-Language": lang}):
         assert tensor_word(word) == shown
+
+
+@pytest.mark.parametrize(
+    ("lang", "when", "day"),
+    [
+        ("en", "Mar 5, 2026, 09:07", "Mar 5, 2026"),
+        ("zh", "2026年3月5日 09:07", "2026年3月5日"),
+    ],
+)
+def test_a_time_is_written_as_the_page_language_writes_one_in_utc(app, lang, when, day):
+    moment = datetime(2026, 3, 5, 9, 7, 59, tzinfo=UTC)
+    with app.test_request_context(headers={"Accept-Language": lang}):
+        assert format_when(moment) == when
+        assert format_when(moment.replace(tzinfo=None)) == when  # a naive time is UTC
+        assert format_day(moment) == day

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from flask import url_for
 from sqlalchemy import func, select
-from web_helpers import PASSWORD, count, user_id
+from web_helpers import PASSWORD, count, english_day, english_when, user_id
 
 from quizsvc import practice, store
 from quizsvc.web.instructor import review as review_pages
@@ -842,8 +842,8 @@ def test_the_roster_lists_every_student_with_activity_and_skills(app, browser_fo
         alice = store.user_by_id(session, user_id(sessions, "alice"))
         [progress] = store.progress_for(session, alice.id)
     assert alice.display_name in rows["alice"]
-    assert alice.created_at.strftime("%Y-%m-%d") in rows["alice"]
-    assert progress.last_activity.strftime("%Y-%m-%d %H:%M") in rows["alice"]
+    assert f"<td>{english_day(alice.created_at)}</td>" in rows["alice"]
+    assert english_when(progress.last_activity) in rows["alice"]
     # the skill by its name in the page's language; its id only as data
     assert progress.skill == "add_norm"
     assert '<span class="skill" data-skill="add_norm">Add &amp; Norm</span>' in rows["alice"]
@@ -889,7 +889,7 @@ def test_the_roster_is_shown_fifty_students_a_page_by_name(app, browser_for, ses
     # the page's learners get their own activity and skills, the others none
     with sessions() as session:
         [progress] = store.progress_for(session, user_id(sessions, "s-55"))
-    assert progress.last_activity.strftime("%Y-%m-%d %H:%M") in rows["s-55"]
+    assert english_when(progress.last_activity) in rows["s-55"]
     assert 'data-skill="add_norm"' in rows["s-55"]
     assert '<td class="last-activity">—</td>' in rows["s-54"]
     assert "data-skill" not in rows["s-54"]

@@ -7,7 +7,7 @@ import io
 import json
 import re
 
-from web_helpers import user_id
+from web_helpers import ENGLISH_WHEN, user_id
 
 from quizsvc import practice, store
 from quizsvc.reports import EVENT_COLUMNS
@@ -210,7 +210,7 @@ def test_the_printable_student_report(app, browser_for, sessions):
     assert 'id="history-cut"' not in page.text  # one submission, all of it shown
     # every time on the report says its zone, once
     meta = re.search(r'<p class="meta">(.*?)</p>', page.text, re.DOTALL).group(1)
-    assert re.search(r"Last activity \(UTC\): \d{4}-\d\d-\d\d \d\d:\d\d$", meta.strip())
+    assert re.search(rf"Last activity \(UTC\): {ENGLISH_WHEN}$", meta.strip())
     history = re.search(
         r'<table class="progress" id="drill-history">(.*?)</table>', page.text, re.S
     )
@@ -240,7 +240,7 @@ def test_a_report_whose_drill_history_is_cut_short_says_so(app, browser_for, ses
         '<p class="history-cut" id="history-cut">The latest 1 of 2 drill submissions (the '
         "events export has them all).</p>"
     ) in page
-    assert len(re.findall(r"<tr><td>\d{4}-", page)) == 1  # the one shown
+    assert len(re.findall(rf"<tr><td>{ENGLISH_WHEN}</td>", page)) == 1  # the one shown
 
 
 def test_the_report_of_a_student_who_answered_nothing_says_not_started(app, browser_for, sessions):

@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 from sqlalchemy import event
-from web_helpers import PASSWORD, reading, start, user_id
+from web_helpers import ENGLISH_WHEN, PASSWORD, reading, start, user_id
 
 from quizsvc import practice
 from quizsvc.web.context import load_content
@@ -354,7 +354,7 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
     assert re.findall(r'<tr data-skill="([^"]+)">', page) == ["qkv", "add_norm"]
     row = re.findall(r"<td[^>]*>(.*?)</td>", first(r'<tr data-skill="add_norm">(.*?)</tr>', page))
     assert row[:5] == ["Add &amp; Norm", "1", "100%", "100%", "50%"]
-    assert re.fullmatch(r'<time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC</time>', row[5])
+    assert re.fullmatch(rf'<time datetime="[^"]+">{ENGLISH_WHEN} UTC</time>', row[5])
     assert "Last activity (UTC)" in page
     explanation = text_of(first(r'<p class="help" id="mastery-help">(.*?)</p>', page))
     assert "moves it 50% of the way to that answer's score" in explanation

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 
 import numpy as np
 from sqlalchemy import func, select
@@ -47,3 +48,16 @@ def expected_answer(sessions, name: str, variant_id: int) -> np.ndarray:
     with reading(sessions) as session:
         state = practice.drill_state(session, user_id(sessions, name), variant_id)
         return state.variant.answer.values
+
+
+# How an English page writes a time (Babel's CLDR medium date, a 24-hour minute), in UTC:
+# "Mar 5, 2026, 09:30"; a day alone is "Mar 5, 2026". Written with strftime's own month names.
+ENGLISH_WHEN = r"[A-Z][a-z]{2} \d{1,2}, \d{4}, \d\d:\d\d"
+
+
+def english_day(moment: datetime) -> str:
+    return f"{moment:%b} {moment.day}, {moment.year}"
+
+
+def english_when(moment: datetime) -> str:
+    return f"{english_day(moment)}, {moment:%H:%M}"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext, ngettext
 from markupsafe import Markup
 
 from quizsvc import practice
@@ -33,7 +34,7 @@ from quizsvc.store import reports_queries
 from quizsvc.web.auth import instructor_required
 from quizsvc.web.context import bank, db, load_content, state
 from quizsvc.web.drill_parts import cell_names, drill_rules, step_tables
-from quizsvc.web.i18n import localized_variant, negotiated_language, translate
+from quizsvc.web.i18n import localized_variant, negotiated_language
 from quizsvc.web.instructor.common import begin_reading, bp, excerpt
 from quizsvc.web.quiz import numeric_answer_rules, numeric_answer_tensor
 from quizsvc.web.render import format_number, heatmap_svg, matrix_table
@@ -139,14 +140,21 @@ def reload_content():
         ), 409
     new = state().install(candidate)
     if new.version == old_version:
-        flash(translate("instructor_reload_unchanged", version=new.version[:12]), "info")
+        flash(
+            gettext(
+                "Reloaded: the content has not changed (version %(version)s).",
+                version=new.version[:12],
+            ),
+            "info",
+        )
     else:
         flash(
-            translate(
-                "instructor_reloaded",
+            ngettext(
+                "Reloaded: version %(old)s → %(new)s (%(num)s question).",
+                "Reloaded: version %(old)s → %(new)s (%(num)s questions).",
+                len(new.questions),
                 old=old_version[:12],
                 new=new.version[:12],
-                count=len(new.questions),
             ),
             "info",
         )
@@ -162,7 +170,13 @@ def _parse_seed(raw: str | None) -> int:
         return 0
     text = raw.strip()
     if not re.fullmatch(r"[0-9]{1,19}", text) or int(text) > MAX_SEED:
-        raise ValueError(translate("instructor_bad_seed", seed=text[:40], max=MAX_SEED))
+        raise ValueError(
+            gettext(
+                "The seed must be a whole number from 0 to %(max)s, not '%(seed)s'.",
+                seed=text[:40],
+                max=MAX_SEED,
+            )
+        )
     return int(text)
 
 
@@ -201,11 +215,16 @@ def _variant_view(question: DrillQuestion, seed: int, lang: str) -> dict[str, An
         },
         "answer": matrix_table(
             variant.answer,
-            region_label=translate("correct_answer") + translate("colon") + variant.answer.name,
+            region_label=gettext("Correct answer") + gettext(": ") + variant.answer.name,
         ),
         "heatmap": heatmap_svg(
             variant.heatmap,
-            label=translate("heatmap_description", name=variant.heatmap.name),
+            label=gettext(
+                "Attention weights %(name)s: one row per query, one column per "
+                "key; the darker the square, the larger the weight, and each "
+                "square shows its value.",
+                name=variant.heatmap.name,
+            ),
         )
         if variant.heatmap is not None
         else None,
@@ -262,7 +281,7 @@ def preview():
     if question_id and seed_error is None:
         question = live.questions.get(question_id)
         if question is None:
-            abort(404, description=translate("instructor_no_question", id=question_id[:100]))
+            abort(404, description=gettext("There is no question '%(id)s'.", id=question_id[:100]))
         public = public_question(question, lang)
         selected = {
             "id": question.id,

@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask import Response, render_template, stream_with_context
+from flask_babel import gettext
 
 from quizsvc import reports, store
 from quizsvc.bank import Bank
 from quizsvc.web.auth import instructor_required
 from quizsvc.web.context import bank, db, state
-from quizsvc.web.i18n import EVENT_COLUMNS_HELP, GRADEBOOK_COLUMNS, negotiated_language
 from quizsvc.web.instructor.common import begin_reading, bp
 
 CSV_MIMETYPE = "text/csv"
@@ -29,15 +29,14 @@ def reports_page():
         "instructor/reports.html",
         bank=live,
         items=reports.item_statistics(db(), live),
-        gradebook_columns=_gradebook_columns(live, negotiated_language()),
+        gradebook_columns=_gradebook_columns(live),
         event_columns=[
-            (name, EVENT_COLUMNS_HELP[name][negotiated_language()])
-            for name in reports.EVENT_COLUMNS
+            (name, gettext(reports.EVENT_COLUMN_HELP[name])) for name in reports.EVENT_COLUMNS
         ],
     )
 
 
-def _gradebook_columns(live: Bank, lang: str) -> list[tuple[str, str]]:
+def _gradebook_columns(live: Bank) -> list[tuple[str, str]]:
     """(the headers, what they hold) for the gradebook's columns; a group of columns (one
     per chapter question, one per drill skill) is listed by its actual headers."""
     groups = {
@@ -45,8 +44,8 @@ def _gradebook_columns(live: Bank, lang: str) -> list[tuple[str, str]]:
         "mastery:<skill>": [reports.MASTERY_PREFIX + skill for skill in reports.drill_skills(live)],
     }
     return [
-        (", ".join(groups.get(name, [name])), texts[lang])
-        for name, texts in GRADEBOOK_COLUMNS.items()
+        (", ".join(groups.get(name, [name])), gettext(help_text))
+        for name, help_text in reports.GRADEBOOK_COLUMN_HELP.items()
         if groups.get(name, [name])
     ]
 

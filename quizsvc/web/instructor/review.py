@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from flask import abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext
 from flask_login import current_user
 from markupsafe import Markup, escape
 from sqlalchemy import select
@@ -17,7 +18,7 @@ from quizsvc.grading import RubricSuggestion, normalise_typed_number, suggest_op
 from quizsvc.store import reports_queries
 from quizsvc.web.auth import instructor_required
 from quizsvc.web.context import bank, db
-from quizsvc.web.i18n import negotiated_language, question_title, translate
+from quizsvc.web.i18n import negotiated_language, question_title
 from quizsvc.web.instructor.common import begin_reading, bp
 from quizsvc.web.render import format_percent
 
@@ -41,24 +42,46 @@ def parse_score(raw: str | None) -> float:
     text = normalise_typed_number(raw or "").strip().replace(",", ".")
     shown = (raw or "")[:40]
     if not text:
-        raise ReviewInputError(translate("instructor_score_missing"))
+        raise ReviewInputError(gettext("Enter a score."))
     number = r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+"
     points = re.fullmatch(rf"({number})\s*/\s*({number})", text)
     if points:
         got, total = float(points[1]), float(points[2])
         if total <= 0 or got > total:
-            raise ReviewInputError(translate("instructor_score_points_range", score=shown))
+            raise ReviewInputError(
+                gettext(
+                    "The score '%(score)s' is out of range: points must be from 0 to "
+                    "a total above 0.",
+                    score=shown,
+                )
+            )
         return got / total
     percent = text.endswith("%")
     text = text.removesuffix("%").strip()
     if not re.fullmatch(number, text):
-        raise ReviewInputError(translate("instructor_score_invalid", score=shown))
+        raise ReviewInputError(
+            gettext(
+                "Cannot read the score '%(score)s': enter a percentage from 0 to "
+                "100 (e.g. 75) or points out of the total (e.g. 1.5/2).",
+                score=shown,
+            )
+        )
     value = float(text)
     if value > 100:
-        raise ReviewInputError(translate("instructor_score_range", score=shown))
-    if not percent and 0 < value <= 1:
         raise ReviewInputError(
-            translate("instructor_score_ambiguous", score=shown, percent=f"{value * 100:g}")
+            gettext(
+                "The score '%(score)s' is out of range: a percentage is at most 100.", score=shown
+            )
+        )
+    if not percent and 0 < value <= 1:
+        as_percent = f"{value * 100:g}"
+        raise ReviewInputError(
+            gettext(
+                "The score '%(score)s' is ambiguous: write %(percent)s for a "
+                "percentage, or points out of the total such as 1.5/2.",
+                score=shown,
+                percent=as_percent,
+            )
         )
     return value / 100
 
@@ -66,7 +89,9 @@ def parse_score(raw: str | None) -> float:
 def parse_comment(raw: str | None) -> str:
     comment = (raw or "").strip().replace("\r\n", "\n")
     if len(comment) > MAX_COMMENT_LENGTH:
-        raise ReviewInputError(translate("instructor_comment_too_long", max=MAX_COMMENT_LENGTH))
+        raise ReviewInputError(
+            gettext("The comment may be at most %(max)s characters long.", max=MAX_COMMENT_LENGTH)
+        )
     return comment
 
 
@@ -197,9 +222,15 @@ def _review_item(answer_id: int) -> dict[str, Any]:
     """One open answer (reviewed or not) as the review pages show it, with its reviews."""
     answer = db().get(store.QuizAnswer, answer_id)
     if answer is None:
-        abort(404, description=translate("instructor_no_answer", id=answer_id))
+        abort(404, description=gettext("There is no answer %(id)s.", id=answer_id))
     if not store.is_open_answer(db(), answer):
-        abort(409, description=translate("instructor_not_open", id=answer_id))
+        abort(
+            409,
+            description=gettext(
+                "Answer %(id)s is not an open answer: its score is the automatic grader's.",
+                id=answer_id,
+            ),
+        )
     (item,) = _review_items([answer], bank(), negotiated_language())
     reviews = reports_queries.reviews_of(db(), answer_id)
     item["reviews"] = reviews
@@ -255,27 +286,38 @@ def review(answer_id: int):
             seen_review_id=int(seen) if re.fullmatch(r"[0-9]{1,10}", seen) else None,
         )
     except store.NotFound:
-        abort(404, description=translate("instructor_no_answer", id=answer_id))
+        abort(404, description=gettext("There is no answer %(id)s.", id=answer_id))
     except store.StaleReview:
         db().rollback()
         reviews = reports_queries.reviews_of(db(), answer_id)
         message = (
-            translate(
-                "instructor_review_stale",
+            gettext(
+                "%(reviewer)s reviewed this answer after you opened this page "
+                "(it is now %(score)s). Check the reviews above and review again "
+                "if needed.",
                 reviewer=reviews[-1].reviewer,
                 score=format_percent(reviews[-1].score),
             )
             if reviews
-            else translate("instructor_review_changed")  # a form from another page state
+            else gettext(
+                "This answer's reviews changed after you opened this page. Check "
+                "the reviews above and review again if needed."
+            )  # a form from another page state
         )
         return render_review(answer_id, message, typed, 409)
     except store.NotAllowed:
-        abort(409, description=translate("instructor_not_open", id=answer_id))
+        abort(
+            409,
+            description=gettext(
+                "Answer %(id)s is not an open answer: its score is the automatic grader's.",
+                id=answer_id,
+            ),
+        )
     answer = db().get(store.QuizAnswer, result.answer_id)
     learner = db().get(store.User, answer.learner_id)
     flash(
-        translate(
-            "instructor_review_saved",
+        gettext(
+            "Reviewed %(learner)s's answer (%(id)s) to “%(question)s”: %(score)s.",
             id=result.answer_id,
             learner=learner.display_name,
             question=question_title(answer.question_id),

@@ -9,13 +9,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask import abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext
 
 from quizsvc import reports, store
 from quizsvc.bank import localize
 from quizsvc.store import reports_queries
 from quizsvc.web.auth import account_problem, create_account, instructor_required
 from quizsvc.web.context import bank, db
-from quizsvc.web.i18n import negotiated_language, skill_name, translate
+from quizsvc.web.i18n import negotiated_language, skill_name
 from quizsvc.web.instructor.common import begin_reading, bp, excerpt
 from quizsvc.web.progress import in_bank_order
 from quizsvc.web.render import bar_chart_svg, chart_figure, line_chart_svg
@@ -27,7 +28,7 @@ STUDENTS_PER_PAGE = 50
 def _student(user_id: int) -> store.User:
     user = store.user_by_id(db(), user_id)
     if user is None or user.role != "student":
-        abort(404, description=translate("instructor_no_student", id=user_id))
+        abort(404, description=gettext("There is no student %(id)s.", id=user_id))
     return user
 
 
@@ -43,13 +44,13 @@ def add_account():
     """Instructors create accounts (students or instructors) with a first password."""
     role = request.form.get("role", "student")
     if role not in store.ROLES:
-        abort(400, description=translate("error_unknown_role", role=role))
+        abort(400, description=gettext("Unknown role '%(role)s'.", role=role))
     try:
         user = create_account(role)
     except store.StoreError as exc:
         db().rollback()
         return render_students(error=account_problem(exc), status=422)
-    flash(translate("instructor_account_created", name=user.name, role=role), "info")
+    flash(gettext("Account %(name)s (%(role)s) created.", name=user.name, role=role), "info")
     return redirect(url_for("instructor.students"))
 
 
@@ -60,7 +61,12 @@ def _page_number() -> int:
     if not raw:
         return 1
     if not re.fullmatch(r"[0-9]{1,9}", raw) or int(raw) < 1:
-        abort(400, description=translate("error_bad_page", page=raw[:40]))
+        abort(
+            400,
+            description=gettext(
+                "The page must be a whole number from 1, not '%(page)s'.", page=raw[:40]
+            ),
+        )
     return int(raw)
 
 
@@ -71,7 +77,12 @@ def render_students(error: str | None = None, status: int = 200):
     total = reports_queries.student_count(db())
     pages = max(1, math.ceil(total / STUDENTS_PER_PAGE))
     if page > pages:
-        abort(404, description=translate("error_no_page", page=page, last=pages))
+        abort(
+            404,
+            description=gettext(
+                "There is no page %(page)s: the last page is %(last)s.", page=page, last=pages
+            ),
+        )
     offset = (page - 1) * STUDENTS_PER_PAGE
     shown = reports_queries.students_page(db(), offset=offset, limit=STUDENTS_PER_PAGE)
     ids = [student.id for student in shown]
@@ -104,7 +115,10 @@ def _progress_data(user_id: int) -> dict[str, Any]:
     skills = in_bank_order(store.progress_for(db(), user_id))
     history = store.recent_history(db(), user_id, limit=HISTORY_LIMIT)
     scored = [h.score for h in reversed(history) if h.score is not None]
-    mastery, recent = translate("chart_mastery"), translate("chart_scores")
+    mastery, recent = (
+        gettext("Mastery per skill (0 to 100 %)"),
+        gettext("Recent scores, oldest first (0 to 100 %)"),
+    )
     return {
         "skills": skills,
         "history": history,
@@ -155,7 +169,10 @@ def student_report(user_id: int):
     report = reports.student_report(db(), live, user.id, history_limit=HISTORY_LIMIT)
     graded = [line for line in report.skills if line.progress is not None]
     drill_scores = [line.score for line in reversed(report.drill_history)]
-    mastery, drills = translate("chart_mastery"), translate("instructor_drill_scores")
+    mastery, drills = (
+        gettext("Mastery per skill (0 to 100 %)"),
+        gettext("Drill scores, oldest first (0 to 100 %)"),
+    )
     return render_template(
         "instructor/report.html",
         report=report,
