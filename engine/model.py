@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.config import TransformerConfig
+from engine.kv_cache import LayerCache
 from engine.layers import (
     add_norm,
     causal_mask,
@@ -25,9 +25,6 @@ from engine.layers import (
 from engine.params import DecoderLayerParams, EncoderLayerParams, TransformerParams
 from engine.shards import map_shards, shard_count
 from engine.trace import Trace, record, scope
-
-if TYPE_CHECKING:
-    from engine.decoding import LayerCache
 
 Array = np.ndarray
 
