@@ -68,6 +68,13 @@ def test_the_cycle_check_finds_a_cycle_and_only_a_cycle():
     assert import_cycle({"a": {"b"}, "b": {"c"}, "c": {"b"}}) == ["b", "c", "b"]
 
 
+def test_the_model_s_math_does_not_import_the_batch_shards():
+    # engine.shards wraps the forward for speed; the modules of the math stay plain NumPy
+    for module, imported in engine_import_graph().items():
+        if module != "engine.shards":
+            assert "engine.shards" not in imported, module
+
+
 @pytest.mark.parametrize("package", ["grading", "bank", "drills", "store", "practice.py"])
 def test_domain_modules_and_the_store_do_not_import_flask(package):
     for path, names in imported_modules(ROOT / "quizsvc" / package).items():
