@@ -50,8 +50,8 @@ def greedy_decode(
         raise ValueError(f"max_len must be a positive integer, got {max_len!r}")
     eos = config.eos_id if stop_at_eos else None
     src_ids = as_batch(src_ids)
-    memory_mask = source_mask(src_ids, config)
-    memory = encode(src_ids, params, config, memory_mask)
+    memory_mask = source_mask(src_ids, config)  # (b, 1, 1, m), or None
+    memory = encode(src_ids, params, config, memory_mask)  # (b, m, d_model)
     step = _cached_stepper(memory, params, config, max_len) if use_cache else None
 
     b = src_ids.shape[0]
@@ -64,7 +64,7 @@ def greedy_decode(
         else:
             prefix = tokens[:, : t + 1]
             full = decode(prefix, memory, params, config, memory_mask, self_mask=causal_mask(t + 1))
-            logits = full[:, -1]
+            logits = full[:, -1]  # (b, V)
         all_logits.append(logits)
         tokens[:, t + 1] = next_token(logits)
         if eos is not None:
