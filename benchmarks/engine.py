@@ -5,15 +5,15 @@
 Targets and the latest figures: docs/performance.md.
 
 Prints: the teacher-forcing forward pass (batch 8, source and target length 64, float32) in
-GFLOP/s and as a share of a raw numpy matmul doing the same number of FLOPs, as `forward` runs by
-default (the batch split over the cores): the median, lowest and highest share over rounds that
-time the two back to back, since a shared machine's speed drifts by 10-30 % within minutes and
-a share of two timings taken minutes apart carries that drift; then on one thread
-(`workers=1`); the same share for the forward's matrix products alone (its own shapes and
-weights, nothing between them), which bounds what any rewrite of the rest could reach; greedy
-decoding of 128 tokens with and without the KV cache, their ratio, and the cached per-token
-cost at 16, 32, 64 and 128 tokens, with and without the encoder's one pass (which a short
-decoding spreads over fewer tokens).
+GFLOP/s and as a share of a raw numpy matmul doing the same number of FLOPs, as
+`engine.shards.parallel_forward` runs it (the batch split over the cores): the median, lowest
+and highest share over rounds that time the two back to back, since a shared machine's speed drifts
+by 10-30 % within minutes and a share of two timings taken minutes apart carries that drift;
+then the plain `forward` (the batch not split); the same share for the forward's matrix
+products alone (its own shapes and weights, nothing between them), which
+bounds what any rewrite of the rest could reach; greedy decoding of 128 tokens with and without
+the KV cache, their ratio, and the cached per-token cost at 16, 32, 64 and 128 tokens, with and
+without the encoder's one pass (which a short decoding spreads over fewer tokens).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from engine import (  # noqa: E402
     init_params,
     split_heads,
 )
-from engine.shards import shard_count  # noqa: E402
+from engine.shards import parallel_forward, shard_count  # noqa: E402
 
 
 def best_time(fn, repeats: int) -> float:
@@ -162,7 +162,7 @@ def main() -> None:
     engine_times, raw_times = [], []
 
     def engine_round() -> float:
-        engine_times.append(best_time(lambda: forward(src, tgt, params, config), 2))
+        engine_times.append(best_time(lambda: parallel_forward(src, tgt, params, config), 2))
         return engine_times[-1] / flops
 
     def raw_round() -> float:
@@ -171,7 +171,7 @@ def main() -> None:
 
     shares = sorted(paired_shares(engine_round, raw_round, rounds))
     engine_s, raw_s = min(engine_times), min(raw_times)
-    whole_s = best_time(lambda: forward(src, tgt, params, config, workers=1), repeats)
+    whole_s = best_time(lambda: forward(src, tgt, params, config), repeats)
     raw_gflops = raw_flops / raw_s / 1e9
     engine_gflops = flops / engine_s / 1e9
     products_s = best_time(matrix_products_only(params, config, b, n, t), repeats)
@@ -188,7 +188,7 @@ def main() -> None:
     )
     shards = shard_count(b, n + t, config.d_model, None)
     print(
-        f"  (split into {shards} batch shards, one per core; the batch not split, workers=1:"
+        f"  (split into {shards} batch shards, one per core; the batch not split, plain forward:"
         f" {flops / whole_s / 1e9 / raw_gflops:.0%})"
     )
     print(

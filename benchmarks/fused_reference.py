@@ -1,5 +1,6 @@
 """The engine's forward with its elementwise work in fused, compiled kernels (numba), measured
-beside `engine.forward` in one run; where numexpr is installed, a numexpr variant too.
+beside `engine.shards.parallel_forward` in one run; where numexpr is installed, a numexpr
+variant too.
 
 Neither numba nor numexpr is a dependency of the project; run this from an environment that
 has them:
@@ -71,7 +72,6 @@ from engine import (  # noqa: E402
     TransformerParams,
     apply_mask,
     causal_mask,
-    forward,
     init_params,
     layer_norm,
     linear,
@@ -81,7 +81,7 @@ from engine import (  # noqa: E402
 from engine.layers import FEW_ROWS, project_kv  # noqa: E402
 from engine.model import _positions_table, as_batch  # noqa: E402
 from engine.params import AttentionParams, FeedForwardParams, LayerNormParams  # noqa: E402
-from engine.shards import map_shards, shard_count  # noqa: E402
+from engine.shards import map_shards, parallel_forward, shard_count  # noqa: E402
 
 Array = np.ndarray
 
@@ -451,7 +451,7 @@ def main() -> None:
 
     with_numexpr = numexpr is not None and not args.no_numexpr
     variants = {"numba": NUMBA} | ({"numexpr": NUMEXPR} if with_numexpr else {})
-    forwards = {"engine": lambda: forward(src, tgt, params, config)} | {
+    forwards = {"engine": lambda: parallel_forward(src, tgt, params, config)} | {
         name: lambda kernels=kernels: fused_forward(src, tgt, params, config, kernels=kernels)
         for name, kernels in variants.items()
     }

@@ -8,7 +8,8 @@ torch is not a dependency of the project; run this from an environment that has 
 
 Prints, for the paper's base size (batch 8, source and target length 64, float32): the largest
 difference between the engine's logits and PyTorch's, then the teacher-forcing forward of
-each as a share of a raw matmul of the same FLOPs, against numpy's matmul (OpenBLAS, what the
+each (the engine's as `engine.shards.parallel_forward` runs it, the batch split over the cores)
+as a share of a raw matmul of the same FLOPs, against numpy's matmul (OpenBLAS, what the
 engine gets) and against torch's (MKL/oneDNN). The latest figures: docs/performance.md.
 """
 
@@ -31,6 +32,7 @@ except ImportError:
 import numpy as np  # noqa: E402
 
 from engine import TransformerConfig, forward, positional_encoding  # noqa: E402
+from engine.shards import parallel_forward  # noqa: E402
 from engine.torch_weights import transformer_from_torch  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("engine_benchmark", _here / "engine.py")
@@ -104,7 +106,7 @@ def main() -> None:
         "torch": reps * 2 * x.size * w.shape[1] / best_time(repeated(lambda: x_t @ w_t), 5),
     }
     passes = {
-        "engine": best_time(lambda: forward(src, tgt, params, config), 5),
+        "engine": best_time(lambda: parallel_forward(src, tgt, params, config), 5),
         "torch nn.Transformer": best_time(torch_forward, 5),
     }
     print(f"teacher forcing forward, batch {b}, source {n}, target {t}, {flops / 1e9:.1f} GFLOP:")

@@ -4,7 +4,8 @@ Row-vector convention (Q = X' W_q), batched over a leading batch axis, float32 o
 """
 
 from engine.config import TransformerConfig
-from engine.decoding import GreedyResult, LayerCache, greedy_decode, next_token
+from engine.decoding import GreedyResult, greedy_decode, next_token
+from engine.kv_cache import LayerCache
 from engine.layers import (
     add_norm,
     apply_mask,

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.config import TransformerConfig
-from engine.layers import AttentionParams, causal_mask, project_kv
+from engine.kv_cache import LayerCache
+from engine.layers import causal_mask
 from engine.model import (
     as_batch,
     decode,
@@ -20,44 +21,6 @@ from engine.model import (
 from engine.params import TransformerParams
 
 Array = np.ndarray
-
-
-@dataclass
-class LayerCache:
-    """One decoder layer's cache.
-
-    Self-attention keys and values grow by one row per generated token (written into a
-    preallocated buffer, so a step costs the same however long the output is); the
-    cross-attention keys and values depend only on the encoder output, so they are computed once.
-    """
-
-    self_k: Array  # (b, h, capacity, d_k)
-    self_v: Array  # (b, h, capacity, d_k)
-    cross: tuple[Array, Array]  # (b, h, m, d_k) each
-    length: int = 0
-
-    @classmethod
-    def create(
-        cls, memory: Array, cross_attn: AttentionParams, config: TransformerConfig, capacity: int
-    ) -> LayerCache:
-        b, h = memory.shape[0], config.n_heads
-        shape = (b, h, capacity, config.d_k)
-        return cls(
-            self_k=np.empty(shape, dtype=memory.dtype),
-            self_v=np.empty(shape, dtype=memory.dtype),
-            cross=project_kv(memory, cross_attn, h),
-        )
-
-    def extend_self(self, y: Array, p: AttentionParams, n_heads: int) -> tuple[Array, Array]:
-        """Append the keys and values of the new positions y (b, t, d_model); return all so far."""
-        k_new, v_new = project_kv(y, p, n_heads)  # (b, h, t, d_k)
-        end = self.length + k_new.shape[2]
-        if end > self.self_k.shape[2]:
-            raise ValueError(f"KV cache holds {self.self_k.shape[2]} positions, asked for {end}")
-        self.self_k[:, :, self.length : end] = k_new
-        self.self_v[:, :, self.length : end] = v_new
-        self.length = end
-        return self.self_k[:, :, :end], self.self_v[:, :, :end]
 
 
 @dataclass(frozen=True)
@@ -87,8 +50,8 @@ def greedy_decode(
         raise ValueError(f"max_len must be a positive integer, got {max_len!r}")
     eos = config.eos_id if stop_at_eos else None
     src_ids = as_batch(src_ids)
-    memory_mask = source_mask(src_ids, config)
-    memory = encode(src_ids, params, config, memory_mask)
+    memory_mask = source_mask(src_ids, config)  # (b, 1, 1, m), or None
+    memory = encode(src_ids, params, config, memory_mask)  # (b, m, d_model)
     step = _cached_stepper(memory, params, config, max_len) if use_cache else None
 
     b = src_ids.shape[0]
@@ -101,7 +64,7 @@ def greedy_decode(
         else:
             prefix = tokens[:, : t + 1]
             full = decode(prefix, memory, params, config, memory_mask, self_mask=causal_mask(t + 1))
-            logits = full[:, -1]
+            logits = full[:, -1]  # (b, V)
         all_logits.append(logits)
         tokens[:, t + 1] = next_token(logits)
         if eos is not None:

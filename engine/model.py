@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.config import TransformerConfig
+from engine.kv_cache import LayerCache
 from engine.layers import (
     add_norm,
     causal_mask,
@@ -23,11 +23,7 @@ from engine.layers import (
     softmax,
 )
 from engine.params import DecoderLayerParams, EncoderLayerParams, TransformerParams
-from engine.shards import map_shards, shard_count
 from engine.trace import Trace, record, scope
-
-if TYPE_CHECKING:
-    from engine.decoding import LayerCache
 
 Array = np.ndarray
 
@@ -161,6 +157,7 @@ def decode(
 def output_logits(
     y: Array, params: TransformerParams, config: TransformerConfig, trace: Trace | None = None
 ) -> Array:
+    """The final linear layer: decoder output y (b, t, d_model) -> logits (b, t, tgt_vocab)."""
     if params.decoder_norm is not None:
         y = layer_norm(y, params.decoder_norm, config.layer_norm_eps)
     logits = linear(y, params.w_out, params.b_out)  # (b, t, tgt_vocab)
@@ -177,38 +174,15 @@ def forward(
     params: TransformerParams,
     config: TransformerConfig,
     trace: Trace | None = None,
-    workers: int | None = None,
 ) -> Array:
-    """One parallel pass: logits for every decoder position, (b, t, tgt_vocab).
+    """One parallel pass over the whole target: logits for every decoder position.
 
-    A large batch is split over the CPU cores, each running the whole pass for its own
-    sequences (`engine.shards`); `workers` sets the number of shards (1: the batch whole, on
-    the calling thread). A traced pass is never split.
+    Source ids (b, m) and decoder input ids (b, t) -> logits (b, t, tgt_vocab).
+    (`engine.shards.parallel_forward` runs this on slices of a large batch at once, for speed.)
     """
-    src_ids, tgt_ids = as_batch(src_ids), as_batch(tgt_ids)
-    if src_ids.shape[0] != tgt_ids.shape[0]:
-        raise ValueError(
-            f"source and target batches differ: {src_ids.shape[0]} and {tgt_ids.shape[0]} sequences"
-        )
-    positions = src_ids.shape[1] + tgt_ids.shape[1]
-    count = shard_count(src_ids.shape[0], positions, config.d_model, workers)
-    if trace is not None or count == 1:
-        return _whole_forward(src_ids, tgt_ids, params, config, trace)
-    shards = map_shards(
-        lambda src, tgt: _whole_forward(src, tgt, params, config), (src_ids, tgt_ids), count
-    )
-    return np.concatenate(shards)
-
-
-def _whole_forward(
-    src_ids: Array,
-    tgt_ids: Array,
-    params: TransformerParams,
-    config: TransformerConfig,
-    trace: Trace | None = None,
-) -> Array:
-    memory_mask = source_mask(src_ids, config)
-    memory = encode(src_ids, params, config, memory_mask, trace)
+    src_ids, tgt_ids = as_batches(src_ids, tgt_ids)
+    memory_mask = source_mask(src_ids, config)  # (b, 1, 1, m), or None
+    memory = encode(src_ids, params, config, memory_mask, trace)  # (b, m, d_model)
     return decode(tgt_ids, memory, params, config, memory_mask, trace)
 
 
@@ -257,6 +231,16 @@ def teacher_forcing_loss(
     batch = teacher_forcing_batch(targets, config)
     logits = forward(src_ids, batch.decoder_input, params, config, trace)
     return cross_entropy(logits, batch.labels, config.pad_id), logits, batch
+
+
+def as_batches(src_ids: Array, tgt_ids: Array) -> tuple[Array, Array]:
+    """Source and target ids as batches (b, m) and (b, t) of the same b."""
+    src_ids, tgt_ids = as_batch(src_ids), as_batch(tgt_ids)
+    if src_ids.shape[0] != tgt_ids.shape[0]:
+        raise ValueError(
+            f"source and target batches differ: {src_ids.shape[0]} and {tgt_ids.shape[0]} sequences"
+        )
+    return src_ids, tgt_ids
 
 
 def as_batch(ids: Array) -> Array:

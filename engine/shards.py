@@ -1,11 +1,13 @@
-"""Data parallelism over the batch: each CPU core runs the whole pass for its own sequences.
+"""The forward pass, faster: the batch split over the CPU cores, each core running
+`engine.forward` whole for its own sequences. Opt in with `parallel_forward`; the model's
+modules know nothing of it.
 
 Why: NumPy runs softmax, LayerNorm, biases and residuals on one core, and a BLAS product split
 over two threads leaves half of its output in the other core's cache, where that one core then
 has to fetch it. Giving each core its own shard of the batch (the whole pass on one thread,
 BLAS single-threaded meanwhile) keeps each core's rows in its own cache and runs the elementwise
 work on every core at once; the products lose nothing, each core multiplying its own rows.
-See the README's "Performance" section for the measurements.
+docs/performance.md has the measurements (`make bench`).
 
 The BLAS thread count is process-wide (set through threadpoolctl), so one sharded run holds it
 at a time; a second caller meanwhile runs unsharded on its own thread.
@@ -21,6 +23,10 @@ from concurrent.futures import ThreadPoolExecutor, wait
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from engine.config import TransformerConfig
+from engine.model import as_batches, forward
+from engine.params import TransformerParams
+
 Array = np.ndarray
 
 # A shard needs at least this much work (its positions, source + target, times d_model) to
@@ -33,6 +39,27 @@ _setup_lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _blas: ThreadpoolController | None = None
 _pool_pid: int | None = None
+
+
+def parallel_forward(
+    src_ids: Array,
+    tgt_ids: Array,
+    params: TransformerParams,
+    config: TransformerConfig,
+    workers: int | None = None,
+) -> Array:
+    """`forward`'s logits (b, t, tgt_vocab), its batch split into shards run at once.
+
+    `workers` sets the number of shards (1: the batch whole, on the calling thread); by default
+    one per core, as long as each shard keeps MIN_WORK_PER_SHARD.
+    """
+    src_ids, tgt_ids = as_batches(src_ids, tgt_ids)  # (b, m), (b, t)
+    positions = src_ids.shape[1] + tgt_ids.shape[1]
+    count = shard_count(src_ids.shape[0], positions, config.d_model, workers)
+    shards = map_shards(
+        lambda src, tgt: forward(src, tgt, params, config), (src_ids, tgt_ids), count
+    )
+    return shards[0] if len(shards) == 1 else np.concatenate(shards)
 
 
 def cpu_cores() -> int:

@@ -26,6 +26,55 @@ def test_engine_imports_numpy_and_the_standard_library_only():
             assert top in allowed or top in _stdlib(), f"{path} imports {name}"
 
 
+def engine_import_graph() -> dict[str, set[str]]:
+    """Each engine module (`engine.model`) with the engine modules it imports, including
+    imports made only for type checking: a cycle there is a cycle all the same."""
+    graph = {}
+    for path, names in imported_modules(ROOT / "engine").items():
+        module = path.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+        graph[module] = {name for name in names if name.startswith("engine.")}
+    return graph
+
+
+def import_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of `graph` as the modules along it (the first again at the end), or None."""
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> list[str] | None:
+        if module in path:
+            return [*path[path.index(module) :], module]
+        if module in done:
+            return None
+        for imported in sorted(graph.get(module, ())):
+            if cycle := visit(imported, [*path, module]):
+                return cycle
+        done.add(module)
+        return None
+
+    for module in sorted(graph):
+        if cycle := visit(module, []):
+            return cycle
+    return None
+
+
+def test_engine_modules_import_each_other_without_a_cycle():
+    cycle = import_cycle(engine_import_graph())
+    assert cycle is None, " -> ".join(cycle)
+
+
+def test_the_cycle_check_finds_a_cycle_and_only_a_cycle():
+    assert import_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+    assert import_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None  # a diamond
+    assert import_cycle({"a": {"b"}, "b": {"c"}, "c": {"b"}}) == ["b", "c", "b"]
+
+
+def test_the_model_s_math_does_not_import_the_batch_shards():
+    # engine.shards wraps the forward for speed; the modules of the math stay plain NumPy
+    for module, imported in engine_import_graph().items():
+        if module != "engine.shards":
+            assert "engine.shards" not in imported, module
+
+
 @pytest.mark.parametrize("package", ["grading", "bank", "drills", "store", "practice.py"])
 def test_domain_modules_and_the_store_do_not_import_flask(package):
     for path, names in imported_modules(ROOT / "quizsvc" / package).items():

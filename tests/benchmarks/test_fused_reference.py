@@ -16,10 +16,10 @@ from engine import (
     TransformerParams,
     apply_mask,
     causal_mask,
-    forward,
     init_params,
     softmax,
 )
+from engine.shards import parallel_forward
 
 pytest.importorskip("numba")
 
@@ -91,7 +91,7 @@ def test_the_fused_forward_gives_the_engine_s_logits(fused, options, workers, va
     rng = np.random.default_rng(0)
     params = with_random_norms(init_params(config, rng), rng)
     src, tgt = padded_batch(config, rng)
-    expected = forward(src, tgt, params, config, workers=workers)
+    expected = parallel_forward(src, tgt, params, config, workers=workers)
     logits = fused.fused_forward(
         src, tgt, params, config, workers=workers, kernels=getattr(fused, variant)
     )

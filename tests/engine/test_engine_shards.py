@@ -1,5 +1,6 @@
-"""The forward pass split over the batch: same logits as the naive reference, on several
-threads with single-threaded BLAS, and errors as if it ran whole."""
+"""The forward pass split over the batch (`parallel_forward`): same logits as the naive
+reference and the plain forward, on several threads with single-threaded BLAS, and errors as
+if it ran whole."""
 
 import os
 import signal
@@ -10,9 +11,9 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info
 
-from engine import Trace, forward, init_params
+from engine import forward, init_params
 from engine import shards as shards_module
-from engine.shards import MIN_WORK_PER_SHARD, map_shards, shard_count
+from engine.shards import MIN_WORK_PER_SHARD, map_shards, parallel_forward, shard_count
 
 # five sequences, padded differently, so that shards hold padding or none
 SRC = np.array(
@@ -28,7 +29,7 @@ def blas_threads() -> list[int]:
 @pytest.mark.parametrize("workers", [2, 3, 5, 9])
 def test_sharded_forward_matches_the_naive_reference(small_config, workers):
     params = init_params(small_config, np.random.default_rng(7))
-    logits = forward(SRC, TGT, params, small_config, workers=workers)
+    logits = parallel_forward(SRC, TGT, params, small_config, workers=workers)
     assert logits.shape == (5, 4, small_config.tgt_vocab_size)
     for b in range(5):
         ref = naive.forward(SRC[b].tolist(), TGT[b].tolist(), params, small_config)
@@ -74,11 +75,11 @@ def test_a_second_caller_runs_whole_while_a_sharded_run_holds_the_blas_setting()
 
 def test_concurrent_sharded_forwards_are_both_right(small_config):
     params = init_params(small_config, np.random.default_rng(8))
-    expected = forward(SRC, TGT, params, small_config, workers=1)
+    expected = forward(SRC, TGT, params, small_config)
     results = [None, None]
 
     def run(i):
-        results[i] = forward(SRC, TGT, params, small_config, workers=2)
+        results[i] = parallel_forward(SRC, TGT, params, small_config, workers=2)
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
     for t in threads:
@@ -95,13 +96,13 @@ def test_an_error_in_a_later_shard_is_raised_as_by_the_whole_pass(small_config):
     bad = SRC.copy()
     bad[4, 1] = small_config.src_vocab_size  # only the last shard holds it
     with pytest.raises(ValueError, match=r"token id 11 is outside the vocabulary \[0, 11\)"):
-        forward(bad, TGT, params, small_config, workers=1)
+        forward(bad, TGT, params, small_config)
     with pytest.raises(ValueError, match=r"token id 11 is outside the vocabulary \[0, 11\)"):
-        forward(bad, TGT, params, small_config, workers=3)
+        parallel_forward(bad, TGT, params, small_config, workers=3)
     assert blas_threads() == threads_before
     np.testing.assert_allclose(  # the pool still serves
-        forward(SRC, TGT, params, small_config, workers=3),
-        forward(SRC, TGT, params, small_config, workers=1),
+        parallel_forward(SRC, TGT, params, small_config, workers=3),
+        forward(SRC, TGT, params, small_config),
         rtol=1e-12,
     )
 
@@ -109,12 +110,13 @@ def test_an_error_in_a_later_shard_is_raised_as_by_the_whole_pass(small_config):
 @pytest.mark.parametrize("workers", [0, -1, True, 1.5, "2"])
 def test_workers_must_be_a_positive_integer(small_config, small_params, workers):
     with pytest.raises(ValueError, match="workers must be a positive integer"):
-        forward(SRC, TGT, small_params, small_config, workers=workers)
+        parallel_forward(SRC, TGT, small_params, small_config, workers=workers)
 
 
-def test_source_and_target_batches_must_match(small_config, small_params):
+@pytest.mark.parametrize("run", [forward, parallel_forward])
+def test_source_and_target_batches_must_match(small_config, small_params, run):
     with pytest.raises(ValueError, match="source and target batches differ: 5 and 2"):
-        forward(SRC, TGT[:2], small_params, small_config)
+        run(SRC, TGT[:2], small_params, small_config)
 
 
 def test_the_automatic_count_is_one_shard_per_core_for_large_batches(monkeypatch):
@@ -132,25 +134,31 @@ def test_the_automatic_count_is_one_shard_per_core_for_large_batches(monkeypatch
     assert shard_count(batch=3, positions_per_sequence=1, d_model=8, workers=4) == 3  # per sequence
 
 
-def test_a_traced_pass_is_never_split(small_config, small_params):
-    trace = Trace()
-    logits = forward(SRC, TGT, small_params, small_config, trace=trace, workers=3)
-    assert trace["encoder.0.self_attn.weights"].shape[0] == 5
-    np.testing.assert_allclose(
-        logits, forward(SRC, TGT, small_params, small_config, workers=1), rtol=1e-12
-    )
+def test_one_worker_runs_the_plain_forward_once_on_the_calling_thread(
+    monkeypatch, small_config, small_params
+):
+    calls = []
+
+    def plain_forward(src_ids, *rest):
+        calls.append((threading.get_ident(), src_ids.shape[0]))
+        return forward(src_ids, *rest)
+
+    monkeypatch.setattr(shards_module, "forward", plain_forward)
+    logits = parallel_forward(SRC, TGT, small_params, small_config, workers=1)
+    assert calls == [(threading.get_ident(), 5)]
+    np.testing.assert_array_equal(logits, forward(SRC, TGT, small_params, small_config))
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_forked_child_gets_its_own_pool(small_config, small_params):
-    forward(SRC, TGT, small_params, small_config, workers=2)  # the parent's pool exists
-    expected = forward(SRC, TGT, small_params, small_config, workers=1)
+    parallel_forward(SRC, TGT, small_params, small_config, workers=2)  # the parent's pool exists
+    expected = forward(SRC, TGT, small_params, small_config)
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: its inherited pool has no threads; a split pass must still finish
         signal.alarm(30)  # a hang ends the child, and the parent reads no "ok"
         try:
-            got = forward(SRC, TGT, small_params, small_config, workers=2)
+            got = parallel_forward(SRC, TGT, small_params, small_config, workers=2)
             os.write(write, b"ok" if np.allclose(got, expected, rtol=1e-12) else b"wrong")
         finally:
             os._exit(0)
@@ -162,9 +170,9 @@ def test_a_forked_child_gets_its_own_pool(small_config, small_params):
 
 def test_the_pool_is_made_once_per_process_and_reused(small_config, small_params):
     src = np.tile(np.arange(3, 9), (4, 1))
-    forward(src, src, small_params, small_config, workers=2)
+    parallel_forward(src, src, small_params, small_config, workers=2)
     pool = shards_module._pool
-    forward(src, src, small_params, small_config, workers=2)
+    parallel_forward(src, src, small_params, small_config, workers=2)
     assert pool is not None and shards_module._pool is pool
 
 
