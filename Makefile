@@ -45,8 +45,9 @@ test: $(VENV)/.installed-test
 # tests/web/test_web_i18n.py fails until the catalogs match the code.
 TRANSLATIONS := quizsvc/web/translations
 translations: $(VENV)/.installed-run
-	$(BIN)/pybabel --quiet extract --mapping-file babel.cfg --keywords N_ --no-location \
-		--sort-output --project quizsvc --version 0.1.0 --copyright-holder "the quizsvc authors" \
+	$(BIN)/pybabel --quiet extract --mapping-file babel.cfg --keywords N_ --keywords lazy_gettext \
+		--no-location --sort-output --project quizsvc --version 0.1.0 \
+		--copyright-holder "the quizsvc authors" \
 		--output-file $(TRANSLATIONS)/messages.pot .
 	$(BIN)/pybabel --quiet update --input-file $(TRANSLATIONS)/messages.pot \
 		--output-dir $(TRANSLATIONS) --ignore-obsolete --ignore-pot-creation-date

@@ -18,8 +18,9 @@ from babel.messages.pofile import read_po, write_po
 ROOT = Path(__file__).resolve().parents[2]
 TRANSLATIONS = Path(__file__).with_name("translations")
 LANGUAGES = ("zh", "en")
-# N_ marks the domain's English templates (the code formats them with str.format)
-KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None}
+# N_ marks the domain's English templates (the code formats them with str.format);
+# lazy_gettext the forms' messages, declared before any request has a language
+KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "lazy_gettext": None}
 
 
 def po_path(language: str) -> Path:
@@ -32,7 +33,8 @@ def read_catalog(path: Path) -> Catalog:
 
 
 def extract_catalog() -> Catalog:
-    """Every message the sources use, as `pybabel extract -F babel.cfg -k N_` finds them."""
+    """Every message the sources use, as `pybabel extract -F babel.cfg -k N_ -k lazy_gettext`
+    finds them."""
     with (ROOT / "babel.cfg").open(encoding="utf-8") as file:
         method_map, options_map = parse_mapping_cfg(file)
     catalog = Catalog()
