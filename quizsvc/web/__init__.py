@@ -114,6 +114,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         REMEMBER_COOKIE_SAMESITE="Lax",
         WTF_CSRF_CHECK_DEFAULT=False,  # checked in auth.protect_from_csrf, token clients skip it
         WTF_CSRF_TIME_LIMIT=None,
+        # a message WTForms writes itself in the page's language, from WTForms' own catalog
+        # (the forms give each of their rules a message of their own, in the app's catalogs)
+        WTF_I18N_ENABLED=True,
         MAX_CONTENT_LENGTH=256 * 1024,
     )
     app.config.update(settings.from_environment().flask_config())

@@ -1,6 +1,7 @@
-"""The answer grid of a drill's page: its inputs' names, what they hold, a problem found
-in them at its input with what to fix in the page's language, and what the grid holds when
-the page opens. Reading the cells as an answer is `quizsvc.grading.read_grid`'s."""
+"""The answer grid of a drill's page: its inputs' names, a problem found in them at its
+input with what to fix in the page's language, and what the grid holds when the page opens.
+Collecting what the inputs hold is `quizsvc.web.forms.DrillAnswerForm`'s, reading the cells
+as an answer `quizsvc.grading.read_grid`'s."""
 
 from __future__ import annotations
 
@@ -35,11 +36,6 @@ def cell_field(row: int, col: int) -> str:
 
 
 PASTE_BOX_FIELD = "pasted"  # the text box's name (and id), which an error links to
-
-
-def form_cells(form, rows: int, cols: int) -> list[list[str]]:
-    """What each input of the answer grid holds, row by row."""
-    return [[form.get(cell_field(r, c), "") for c in range(cols)] for r in range(rows)]
 
 
 def field_problem(problem: GridProblem, names: list[list[str]]) -> FieldProblem:

@@ -48,6 +48,13 @@ from quizsvc.store.users import MAX_PASSWORD_LENGTH, USER_NAME_PATTERN
 from quizsvc.web.context import db, state
 from quizsvc.web.errors import is_api_request
 from quizsvc.web.extensions import csrf, login_manager
+from quizsvc.web.forms import (
+    LanguageForm,
+    LoginForm,
+    PasswordChangeForm,
+    RegistrationForm,
+    first_error,
+)
 from quizsvc.web.i18n import LANGUAGES
 from quizsvc.web.throttle import client_address, minutes, password_throttle
 
@@ -248,8 +255,9 @@ def _safe_next(target: str | None) -> str:
 
 @bp.route("/login", methods=["GET", "POST"])
 def login():
+    form = LoginForm()
     if request.method == "POST":
-        name = request.form.get("name", "").strip()
+        name = form.name.data
         refused = password_throttle().attempt(name, client_address())
         if refused is not None:
             count = minutes(refused.wait)
@@ -275,12 +283,12 @@ def login():
                     ),
                     "error",
                 )
-            return too_many_attempts(render_template("login.html"), refused.wait)
-        user = store.authenticate(db(), name, request.form.get("password", ""))
+            return too_many_attempts(render_template("login.html", form=form), refused.wait)
+        user = store.authenticate(db(), name, form.password.data)
         if user is None:
             password_throttle().failed(client_address())
             flash(gettext("Wrong user name or password."), "error")
-            return render_template("login.html"), 401
+            return render_template("login.html", form=form), 401
         password_throttle().succeeded(name)
         start_fresh_session()  # also: logged in again, nothing to tell of a password change
         log_in(user)
@@ -289,30 +297,23 @@ def login():
     # Flask-Login, which would have said why: say it now
     if not current_user.is_authenticated and (reason := why_signed_out()):
         flash(reason, "info")
-    return render_template("login.html")
+    return render_template("login.html", form=form)
 
 
 MAX_DISPLAY_NAME_LENGTH = 200  # as store.create_user refuses longer ones (and the form says)
 
 
-class PasswordsDiffer(store.InvalidPassword):
-    """A form's password and its repetition differ."""
-
-
-def account_problem(exc: store.StoreError, password_field: str = "password") -> str:
-    """Why the posted account form was refused, in the page's language.
+def account_problem(
+    exc: store.StoreError, name: str = "", display_name: str = "", password: str = ""
+) -> str:
+    """Why the store refused an account form, in the page's language: the new account's
+    ``name`` and ``display_name`` and the (new) ``password`` as the form sent them.
 
     The store's messages stay English (the CLI prints them); this tells the store's refusals
     apart by their type and, where one type has several reasons, by the form's values
     checked against the store's own rules. A refusal not recognised here (a role, say,
     which no form lets a learner choose) keeps the store's message."""
-    name = request.form.get("name", "").strip()
-    password = request.form.get(password_field, "")
     match exc:
-        case PasswordsDiffer():
-            if password_field == "new_password":
-                return gettext("The two new passwords differ.")
-            return gettext("The two passwords differ.")
         case store.WrongPassword():
             return gettext("The current password is wrong.")
         case store.DuplicateUser():
@@ -323,13 +324,11 @@ def account_problem(exc: store.StoreError, password_field: str = "password") -> 
                 "digits, '.', '_' or '-', starting with a letter or digit.",
                 name=name,
             )
-        case store.InvalidUser() if "\x00" in request.form.get("display_name", ""):
+        case store.InvalidUser() if "\x00" in display_name:
             # the one unstorable character a form can send (it arrives as UTF-8, which has
             # no lone surrogates)
             return gettext("The display name contains a NUL character (\\u0000).")
-        case store.InvalidUser() if (
-            len(request.form.get("display_name", "").strip()) > MAX_DISPLAY_NAME_LENGTH
-        ):
+        case store.InvalidUser() if len(display_name) > MAX_DISPLAY_NAME_LENGTH:
             return gettext(
                 "The display name must have 1 to %(max)s characters.", max=MAX_DISPLAY_NAME_LENGTH
             )
@@ -349,19 +348,20 @@ def account_problem(exc: store.StoreError, password_field: str = "password") -> 
     return str(exc)
 
 
-def create_account(role: str) -> store.User:
-    """A user from the posted form (name, display_name, password, password_again).
-    Raises store.StoreError; `account_problem` says why to the person filling it in."""
-    password = request.form.get("password", "")
-    if password != request.form.get("password_again", password):
-        raise PasswordsDiffer("the two passwords differ")
+def create_account(form: RegistrationForm, role: str) -> store.User:
+    """The user of a validated account form. Raises store.StoreError; `new_account_problem`
+    says why to the person filling it in."""
     return store.create_user(
         db(),
-        name=request.form.get("name", "").strip(),
+        name=form.name.data,
         role=role,
-        password=password,
-        display_name=request.form.get("display_name", "").strip() or None,
+        password=form.password.data,
+        display_name=form.display_name.data or None,
     )
+
+
+def new_account_problem(exc: store.StoreError, form: RegistrationForm) -> str:
+    return account_problem(exc, form.name.data, form.display_name.data, form.password.data)
 
 
 @bp.route("/register", methods=["GET", "POST"])
@@ -372,27 +372,32 @@ def register():
         abort(
             404, description=gettext("Self-registration is off: ask an instructor for an account.")
         )
+    form = RegistrationForm()
     if request.method == "POST":
+        if not form.validate():
+            return render_template("register.html", form=form, error=first_error(form)), 422
         try:
-            user = create_account("student")
+            user = create_account(form, "student")
         except store.StoreError as exc:
             db().rollback()
-            return render_template("register.html", error=account_problem(exc)), 422
+            error = new_account_problem(exc, form)
+            return render_template("register.html", form=form, error=error), 422
         start_fresh_session()
         log_in(user)
         return redirect(url_for("quiz.index"))
-    return render_template("register.html", error=None)
+    return render_template("register.html", form=form, error=None)
 
 
 @bp.route("/account/password", methods=["GET", "POST"])
 @login_required
 def change_password():
     """A user changes their own password; every other session of theirs ends."""
+    form = PasswordChangeForm()
     if request.method == "POST":
-        new_password = request.form.get("new_password", "")
+        if not form.validate():
+            return render_template("account_password.html", error=first_error(form)), 422
+        new_password = form.new_password.data
         try:
-            if new_password != request.form.get("new_password_again", ""):
-                raise PasswordsDiffer("the two new passwords differ")
             # the current password is a password to guess, as at the login
             refused = password_throttle().attempt(current_user.name)
             if refused is not None:
@@ -405,11 +410,11 @@ def change_password():
                     render_template("account_password.html", error=error), refused.wait
                 )
             user = store.change_password(
-                db(), current_user.id, request.form.get("current_password", ""), new_password
+                db(), current_user.id, form.current_password.data, new_password
             )
         except store.StoreError as exc:
             db().rollback()
-            error = account_problem(exc, password_field="new_password")
+            error = account_problem(exc, password=new_password)
             return render_template("account_password.html", error=error), 422
         password_throttle().succeeded(current_user.name)
         log_in(user)  # the password ended every session of the user: this browser stays in
@@ -443,4 +448,4 @@ def set_language(code: str):
             ),
         )
     session["lang"] = code
-    return redirect(_safe_next(request.form.get("next")))
+    return redirect(_safe_next(LanguageForm().back_to.data))

@@ -10,7 +10,6 @@ from flask import (
     flash,
     redirect,
     render_template,
-    request,
     session,
     url_for,
 )
@@ -20,15 +19,10 @@ from flask_login import current_user, login_required
 from quizsvc import practice, store
 from quizsvc.bank import DrillQuestion, localize, render_markdown
 from quizsvc.grading import AnswerRejected, AnswerSource, GridRejected, read_grid
-from quizsvc.web.answer_grid import (
-    PASTE_BOX_FIELD,
-    FieldProblem,
-    field_problem,
-    form_cells,
-    grid_prefill,
-)
+from quizsvc.web.answer_grid import PASTE_BOX_FIELD, FieldProblem, field_problem, grid_prefill
 from quizsvc.web.context import bank, db
 from quizsvc.web.drill_parts import cell_marks, cell_names, drill_rules, step_tables
+from quizsvc.web.forms import DrillAnswerForm, drill_answer_form, first_error
 from quizsvc.web.i18n import (
     answer_problem,
     drill_title,
@@ -227,7 +221,10 @@ def render_variant(
     state: practice.DrillState,
     problems: list[FieldProblem] | None = None,
     status: int = 200,
+    sent: DrillAnswerForm | None = None,
 ):
+    """The variant's page; ``sent``: the answer form refused (``problems`` says why), shown
+    again as the learner left it."""
     lang = negotiated_language()
     variant = localized_variant(state.variant)
     last = state.submissions[-1] if state.submissions else None
@@ -238,12 +235,12 @@ def render_variant(
     question = bank().questions.get(state.stored.question_id)
     rules = drill_rules(variant, state.stored.attempts_allowed, state.stored.penalty)
     answer = variant.answer
-    if problems is not None:  # the form sent back: the grid as the learner left it
-        values = form_cells(request.form, rows, cols)
+    if sent is not None:
+        values, pasted = sent.cells(), sent.paste_box.data
         remembered = None
     else:
         remembered = _remembered_answer(state.stored.id, last.attempt) if last else None
-        values = grid_prefill(last, rows, cols, remembered)
+        values, pasted = grid_prefill(last, rows, cols, remembered), ""
     # the cells the latest attempt got wrong, flagged in the grid (never with what was
     # expected: the grid is shown only while attempts remain)
     wrong = (
@@ -272,6 +269,7 @@ def render_variant(
         col_labels=answer.col_labels,
         cell_names=cell_names(answer),
         values=values,
+        pasted=pasted,
         wrong=wrong,
         submissions=state.submissions,
         last=last,
@@ -323,23 +321,21 @@ def variant(variant_id: int):
 @login_required
 def submit(variant_id: int):
     state = _load_state(variant_id)
-    rows, cols = state.variant.answer.shape
+    form = drill_answer_form(*state.variant.answer.shape)()
+    if not form.validate():
+        problem = FieldProblem(None, None, first_error(form))
+        return render_variant(state, [problem], 400, sent=form)
     try:
-        answer = read_grid(
-            form_cells(request.form, rows, cols), request.form.get(PASTE_BOX_FIELD, "")
-        )
+        answer = read_grid(form.cells(), form.paste_box.data)
     except GridRejected as rejected:
         db().rollback()
         # problems named by the headers the page shows, in its language
         names = cell_names(localized_tensor(state.variant.answer))
-        return render_variant(state, [field_problem(p, names) for p in rejected.problems], 422)
+        problems = [field_problem(p, names) for p in rejected.problems]
+        return render_variant(state, problems, 422, sent=form)
     try:
         outcome = practice.submit_drill(
-            db(),
-            current_user.id,
-            variant_id,
-            answer.text,
-            request.form.get("idempotency_key") or uuid.uuid4().hex,
+            db(), current_user.id, variant_id, answer.text, form.idempotency_key.data
         )
     except AnswerRejected as exc:
         db().rollback()
@@ -351,7 +347,7 @@ def submit(variant_id: int):
                 "Could not read the answer in the grid: %(message)s", message=answer_problem(exc)
             )
             problem = FieldProblem(None, None, message)
-        return render_variant(state, [problem], 422)
+        return render_variant(state, [problem], 422, sent=form)
     except store.AttemptsExhausted:
         db().rollback()
         # solved meanwhile (say in another tab) is no failure: say so, not "no attempts left"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import uuid
 
-from flask import Blueprint, abort, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, redirect, render_template, session, url_for
 from flask_babel import gettext
 from flask_login import current_user, login_required
 from markupsafe import Markup
@@ -27,6 +27,7 @@ from quizsvc.drills import Tensor
 from quizsvc.grading import AnswerRejected, Tolerance
 from quizsvc.web.context import bank, db
 from quizsvc.web.drill_parts import cell_marks, tolerance_rule
+from quizsvc.web.forms import ChapterAnswerForm, first_error
 from quizsvc.web.i18n import answer_problem, as_sentence, negotiated_language
 from quizsvc.web.render import heatmap_svg, matrix_table
 from quizsvc.worked_example import erratum_label, worked_example_sections
@@ -174,7 +175,10 @@ def render_chapter(
     errors: dict[str, str] | None = None,
     status: int = 200,
     focus_result: str | None = None,
+    sent: ChapterAnswerForm | None = None,
 ):
+    """The chapter's page; ``sent``: the answer form refused (``errors`` says why), whose
+    text is shown again to be corrected."""
     lang = negotiated_language()
     store.begin_read_only(db())
     answered = store.latest_quiz_answers(db(), current_user.id)
@@ -202,6 +206,7 @@ def render_chapter(
         errors=errors or {},
         lang=lang,
         focus_result=focus_result,
+        sent=sent,
     ), status
 
 
@@ -260,19 +265,23 @@ def answer(chapter_id: str, question_id: str):
                 chapter=chapter_id,
             ),
         )
+    form = ChapterAnswerForm()
+    if not form.validate():
+        return render_chapter(chapter_id, {question_id: first_error(form)}, 400, sent=form)
     try:
         practice.answer_question(
             db(),
             bank(),
             current_user.id,
             question_id,
-            idempotency_key=request.form.get("idempotency_key") or uuid.uuid4().hex,
-            choices=request.form.getlist("choice") or None,
-            text=request.form.get("text"),
+            idempotency_key=form.idempotency_key.data,
+            choices=form.choices,
+            text=form.text.data,
         )
     except AnswerRejected as exc:
         db().rollback()
-        return render_chapter(chapter_id, {question_id: as_sentence(answer_problem(exc))}, 422)
+        problem = as_sentence(answer_problem(exc))
+        return render_chapter(chapter_id, {question_id: problem}, 422, sent=form)
     except (store.AttemptsExhausted, store.IdempotencyConflict):
         # already answered (a conflict is an old form, e.g. after the back button, sent
         # with another choice): the page shows the recorded answer and the key

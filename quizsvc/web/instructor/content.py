@@ -34,6 +34,7 @@ from quizsvc.store import reports_queries
 from quizsvc.web.auth import instructor_required
 from quizsvc.web.context import bank, db, load_content, state
 from quizsvc.web.drill_parts import cell_names, drill_rules, step_tables
+from quizsvc.web.forms import ContentReloadForm
 from quizsvc.web.i18n import localized_variant, negotiated_language
 from quizsvc.web.instructor.common import begin_reading, bp, excerpt
 from quizsvc.web.quiz import numeric_answer_rules, numeric_answer_tensor
@@ -130,13 +131,13 @@ def reload_content():
         return render_content(exc.errors, 422)
     dropped = _dropped_with_records(live, candidate)
     # A confirmation holds for the content it was shown for, not for what is on disk now.
-    confirmed = request.form.get("confirmed_version") == candidate.version
-    if dropped and not confirmed:
+    form = ContentReloadForm()
+    if dropped and form.confirmed_version.data != candidate.version:
         return render_template(
             "instructor/reload_confirm.html",
             dropped=dropped,
             version=candidate.version,
-            changed_again="confirmed_version" in request.form,
+            changed_again=form.is_confirmation,
         ), 409
     new = state().install(candidate)
     if new.version == old_version:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import abort, flash, redirect, render_template, url_for
 from flask_babel import gettext
 from flask_login import current_user
 from markupsafe import Markup, escape
@@ -18,6 +18,7 @@ from quizsvc.grading import RubricSuggestion, normalise_typed_number, suggest_op
 from quizsvc.store import reports_queries
 from quizsvc.web.auth import instructor_required
 from quizsvc.web.context import bank, db
+from quizsvc.web.forms import ReviewForm
 from quizsvc.web.i18n import negotiated_language, question_title
 from quizsvc.web.instructor.common import begin_reading, bp
 from quizsvc.web.render import format_percent
@@ -261,12 +262,11 @@ def review_page(answer_id: int):
 @bp.post("/reviews/<int:answer_id>")
 @instructor_required
 def review(answer_id: int):
-    from_queue = request.form.get("return_to") != "answer"
-    typed = {"score": request.form.get("score", ""), "comment": request.form.get("comment", "")}
-    seen = request.form.get("seen_review", "")
+    form = ReviewForm()
+    typed = {"score": form.score.data, "comment": form.comment.data}
 
     def refuse(message: str, status: int):
-        if from_queue:
+        if form.from_queue:
             return render_reviews({answer_id: message}, {answer_id: typed}, status)
         return render_review(answer_id, message, typed, status)
 
@@ -282,8 +282,7 @@ def review(answer_id: int):
             reviewer_id=current_user.id,
             confirmed_score=score,
             comment=comment,
-            # ASCII digits, and few: int() refuses over 4300 digits (a tampered form)
-            seen_review_id=int(seen) if re.fullmatch(r"[0-9]{1,10}", seen) else None,
+            seen_review_id=form.seen_review_id,
         )
     except store.NotFound:
         abort(404, description=gettext("There is no answer %(id)s.", id=answer_id))
@@ -325,6 +324,6 @@ def review(answer_id: int):
         ),
         "info",
     )
-    if from_queue:
+    if form.from_queue:
         return redirect(url_for("instructor.reviews"))
     return redirect(url_for("instructor.review_page", answer_id=answer_id))

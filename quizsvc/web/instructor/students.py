@@ -14,8 +14,9 @@ from flask_babel import gettext
 from quizsvc import reports, store
 from quizsvc.bank import localize
 from quizsvc.store import reports_queries
-from quizsvc.web.auth import account_problem, create_account, instructor_required
+from quizsvc.web.auth import create_account, instructor_required, new_account_problem
 from quizsvc.web.context import bank, db
+from quizsvc.web.forms import AccountForm, first_error
 from quizsvc.web.i18n import negotiated_language, skill_name
 from quizsvc.web.instructor.common import begin_reading, bp, excerpt
 from quizsvc.web.progress import in_bank_order
@@ -35,21 +36,25 @@ def _student(user_id: int) -> store.User:
 @bp.get("/students")
 @instructor_required
 def students():
-    return render_students()
+    return render_students(AccountForm())
 
 
 @bp.post("/students")
 @instructor_required
 def add_account():
     """Instructors create accounts (students or instructors) with a first password."""
-    role = request.form.get("role", "student")
-    if role not in store.ROLES:
-        abort(400, description=gettext("Unknown role '%(role)s'.", role=role))
+    form = AccountForm()
+    valid = form.validate()
+    if form.role.errors:  # no page offers another role: the form was not this page's
+        abort(400, description=form.role.errors[0])
+    if not valid:
+        return render_students(form, error=first_error(form), status=422)
+    role = form.role.data
     try:
-        user = create_account(role)
+        user = create_account(form, role)
     except store.StoreError as exc:
         db().rollback()
-        return render_students(error=account_problem(exc), status=422)
+        return render_students(form, error=new_account_problem(exc, form), status=422)
     flash(gettext("Account %(name)s (%(role)s) created.", name=user.name, role=role), "info")
     return redirect(url_for("instructor.students"))
 
@@ -70,7 +75,8 @@ def _page_number() -> int:
     return int(raw)
 
 
-def render_students(error: str | None = None, status: int = 200):
+def render_students(form: AccountForm, error: str | None = None, status: int = 200):
+    """The roster's page, with its form to add an account (as sent, when refused)."""
     begin_reading()
     # one page of the roster, in six queries whatever the number of students
     page = _page_number()
@@ -106,8 +112,8 @@ def render_students(error: str | None = None, status: int = 200):
         page=page,
         pages=pages,
         instructors=store.list_users(db(), role="instructor"),
+        form=form,
         error=error,
-        role=request.form.get("role", "student"),
     ), status
 
 
