@@ -7,7 +7,7 @@ accounts in the store; the views say what these refuse in the page's language.
 The markup of each form is written out in its template, with the names, ids and ARIA links
 that the tests, static/drafts.js and the browser tests rely on; a view builds its form from
 the posted fields, calls `validate()` where a field has a rule of its own and shows the
-`first_error` on the page again.
+`first_error` on the page again. The instructor's preview is the one form sent by GET.
 
 CSRF is checked for every POST before any view runs (`auth._protect_from_csrf`, with
 Flask-WTF's CSRFProtect), so that a form sent after its login ended leads to the login
@@ -222,3 +222,14 @@ class ContentReloadForm(PageForm):
     @property
     def is_confirmation(self) -> bool:
         return self.confirmed_version.data is not None
+
+
+class PreviewForm(PageForm):
+    """The preview page's choice, sent by GET: a question's id, and a drill's seed as typed
+    (`instructor.content` says what is wrong with it)."""
+
+    question = StringField(default="", filters=[_stripped])
+    seed = StringField(default="")
+
+    def __init__(self) -> None:
+        FlaskForm.__init__(self, formdata=request.args)

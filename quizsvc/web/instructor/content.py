@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import abort, flash, redirect, render_template, url_for
 from flask_babel import gettext, ngettext
 from markupsafe import Markup
 
@@ -34,7 +34,7 @@ from quizsvc.store import reports_queries
 from quizsvc.web.auth import instructor_required
 from quizsvc.web.context import bank, db, load_content, state
 from quizsvc.web.drill_parts import cell_names, drill_rules, step_tables
-from quizsvc.web.forms import ContentReloadForm
+from quizsvc.web.forms import ContentReloadForm, PreviewForm
 from quizsvc.web.i18n import localized_variant, negotiated_language
 from quizsvc.web.instructor.common import begin_reading, bp, excerpt
 from quizsvc.web.quiz import numeric_answer_rules, numeric_answer_tensor
@@ -270,12 +270,13 @@ def _rubric_view(question: OpenQuestion, lang: str) -> list[dict[str, Any]]:
 def preview():
     live = bank()
     lang = negotiated_language()
-    question_id = request.args.get("question", "").strip()
+    form = PreviewForm()
+    question_id = form.question.data
     seed_error = None
     try:
         # only a drill has a seed; the field is ignored for any other question
         is_drill = isinstance(live.questions.get(question_id), DrillQuestion)
-        seed = _parse_seed(request.args.get("seed")) if is_drill or not question_id else 0
+        seed = _parse_seed(form.seed.data) if is_drill or not question_id else 0
     except ValueError as exc:
         seed, seed_error = 0, str(exc)
     selected: dict[str, Any] | None = None
@@ -313,7 +314,7 @@ def preview():
         "instructor/preview.html",
         questions=[(q.id, q.type) for q in live.questions.values()],
         question_id=question_id,
-        seed=request.args.get("seed", "")[:40] if seed_error else seed,
+        seed=form.seed.data[:40] if seed_error else seed,
         seed_error=seed_error,
         selected=selected,
     ), (400 if seed_error else 200)
