@@ -102,6 +102,13 @@ DRILL_KINDS: Mapping[str, DrillKind] = MappingProxyType(
             ),
             _kind("projection", p.ProjectionParams, attention.projection, "qkv", 0.01),
             _kind("score_row", p.ScoreRowParams, attention.score_row, "scores", 0.01),
+            _kind(
+                "masked_score_row",
+                p.MaskedScoreRowParams,
+                attention.masked_score_row,
+                "masking",
+                0.01,
+            ),
             _kind("softmax_row", p.SoftmaxRowParams, attention.softmax_row, "softmax", 0.005),
             _kind("masked_row", p.MaskedRowParams, attention.masked_row, "masking", 0.005),
             _kind(
