@@ -87,8 +87,9 @@ def _kind(
 
 
 # Default tolerances follow the precision the chapter works to: two decimals for vectors and
-# scores (0.01), three for weights (0.005), and more where several rounded steps are chained
-# (each checked in tests/drills against a learner who rounds every intermediate).
+# scores (0.01), three for weights (0.005), and more where several rounded steps are chained.
+# A learner who rounds every intermediate as the chapter's prompts say (three decimals) uses
+# under 60% of them (tests/drills/test_drills_rounding.py).
 DRILL_KINDS: Mapping[str, DrillKind] = MappingProxyType(
     {
         kind.name: kind
