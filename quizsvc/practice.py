@@ -19,6 +19,7 @@ from quizsvc.bank import (
     SingleChoiceQuestion,
 )
 from quizsvc.drills import DRILL_KINDS, Variant, generate_variant
+from quizsvc.drills.mistakes import CellDiagnosis, diagnose
 from quizsvc.grading import (
     N_,
     AnswerRejected,
@@ -129,9 +130,13 @@ def drill_state(session: Session, learner_id: int, variant_id: int) -> DrillStat
 
 @dataclass(frozen=True)
 class DrillOutcome:
+    """``diagnosis``: each wrong cell with the known mistakes that explain it
+    (``quizsvc.drills.mistakes``), recomputed from the variant, never stored."""
+
     grade: NumericGrade
     submission: store.SubmissionResult
     state: DrillState
+    diagnosis: tuple[CellDiagnosis, ...] = ()
 
 
 def submit_drill(
@@ -159,7 +164,9 @@ def submit_drill(
         raw_score=grade.score,
         cells=grade.to_json_dict()["cells"],
     )
-    return DrillOutcome(grade, submission, drill_state(session, learner_id, variant_id))
+    return DrillOutcome(
+        grade, submission, drill_state(session, learner_id, variant_id), diagnose(variant, parsed)
+    )
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,7 @@ def real_drill_kinds() -> tuple[str, ...]:
         "embedding_positional",
         "projection",
         "score_row",
+        "masked_score_row",
         "softmax_row",
         "masked_row",
         "attention_output_row",

@@ -18,6 +18,7 @@ from quizsvc.drills.params import (
     AttentionOutputRowParams,
     CrossAttentionRowParams,
     MaskedRowParams,
+    MaskedScoreRowParams,
     ProjectionParams,
     ScoreRowParams,
     SoftmaxRowParams,
@@ -138,6 +139,67 @@ def score_row(rng: Rng, p: ScoreRowParams) -> Draft:
     return Draft(prompt, given, answer, solution, choices={"position": position})
 
 
+def masked_score_row(rng: Rng, p: MaskedScoreRowParams) -> Draft:
+    """The chapter's masked self-attention up to the softmax: scaled scores, then -inf at the
+    future positions (section 7.1)."""
+    q = tenths(rng, (1, p.d_model), -1.0, 1.5)
+    k = tenths(rng, (p.n, p.d_model), -1.0, 1.5)
+    position = _masked_position(rng, p.position, p.n)
+    trace = Trace()
+    # values do not affect the scores; K stands in for V
+    attention(q, k, k, mask=causal_mask(p.n)[position], trace=trace)
+    raw, scores = trace["raw_scores"][0], trace["scores"][0]
+    masked = trace["masked_scores"][0]
+
+    tokens = DECODER_TOKENS[: p.n]
+    token = tokens[position]
+    columns = dims(p.d_model)
+    root = math.sqrt(p.d_model)
+    given = (row(f"q{position}", q, token, columns), Tensor("K", k, tokens, columns))
+    answer = row("masked scores", masked, token, tokens)
+    visible = "、".join(tokens[: position + 1])
+    visible_en = ", ".join(tokens[: position + 1])
+    prompt = text(
+        f"Decoder 的输入为 {' '.join(tokens)}。在 Masked Self-Attention 中，位置 {position}"
+        f"（“{token}”）的查询向量为 q{position}，Decoder 各位置的键矩阵为 K（{p.n}×{p.d_model}），"
+        f"d_k = {p.d_model}。它的未来位置是 j > {position}。写出这一行掩码后的缩放分数，"
+        f"共 {p.n} 个数。",
+        f"The decoder input is {' '.join(tokens)}. In masked self-attention, position "
+        f"{position} (“{token}”) has the query vector q{position}; the key matrix of the decoder "
+        f"positions is K ({p.n}×{p.d_model}) and d_k = {p.d_model}. Its future positions are "
+        f"j > {position}. Write down this row of scaled, masked scores: {p.n} numbers.",
+    )
+    products = "\n".join(f"- {tokens[j]}: `{dot_text(q[0], k[j])}`" for j in range(p.n))
+    solution = (
+        step(
+            "点积 q·K^T",
+            "Dot products q·K^T",
+            f"q{position} 与 K 的每一行做点积：\n\n{products}",
+            f"Take the dot product of q{position} with every row of K:\n\n{products}",
+            *given,
+            row("q·K^T", raw, token, tokens),
+        ),
+        step(
+            "缩放",
+            "Scale",
+            f"`√d_k = √{p.d_model} = {num(root)}`，每个点积除以它：`{vector(scores)}`。",
+            f"`√d_k = √{p.d_model} = {num(root)}`; divide every dot product by it: "
+            f"`{vector(scores)}`.",
+            row("scores", scores, token, tokens),
+        ),
+        step(
+            "掩码",
+            "Mask",
+            f"“{token}”只能看到 {visible}；之后的位置设为 -∞（Softmax 后权重为 0）："
+            f"`{vector(masked)}`。",
+            f"“{token}” may only see {visible_en}; the later positions become -∞ (weight 0 "
+            f"after the softmax): `{vector(masked)}`.",
+            answer,
+        ),
+    )
+    return Draft(prompt, given, answer, solution, choices={"position": position})
+
+
 def softmax_row(rng: Rng, p: SoftmaxRowParams) -> Draft:
     scores = tenths(rng, (p.n,), -1.0, 3.0)
     weights = softmax(scores)
@@ -156,12 +218,7 @@ def softmax_row(rng: Rng, p: SoftmaxRowParams) -> Draft:
 
 def masked_row(rng: Rng, p: MaskedRowParams) -> Draft:
     scores = tenths(rng, (p.n,), -1.0, 3.0)
-    if p.position is None:
-        # Position 0 only sees itself and the last position masks nothing; an open position
-        # is drawn from 1 .. n-2 (n = 2 leaves only 0).
-        position = int(rng.integers(1, p.n - 1)) if p.n >= 3 else 0
-    else:
-        position = p.position
+    position = _masked_position(rng, p.position, p.n)
     # The engine's own masking step (as in attention()), then its softmax (-inf -> exactly 0).
     masked = apply_mask(scores.copy(), causal_mask(p.n)[position])
     weights = softmax(masked)
@@ -314,6 +371,15 @@ def cross_attention_row(rng: Rng, p: CrossAttentionRowParams) -> Draft:
         tolerance=WEIGHTS_TOLERANCE if wants_weights else None,
         choices={"position": position},
     )
+
+
+def _masked_position(rng: Rng, chosen: int | None, n: int) -> int:
+    """``chosen``, else a decoder position with a past and a future: position 0 only sees
+    itself and the last position masks nothing, so an open position is drawn from 1 .. n-2
+    (n = 2 leaves only 0)."""
+    if chosen is not None:
+        return chosen
+    return int(rng.integers(1, n - 1)) if n >= 3 else 0
 
 
 def _softmax_steps(

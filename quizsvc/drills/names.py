@@ -29,6 +29,7 @@ DRILL_TITLES: dict[str, str] = {
     "embedding_positional": N_("Embedding plus positional encoding: X' = X + PE"),
     "projection": N_("Projecting to Q, K or V"),
     "score_row": N_("One row of scaled attention scores"),
+    "masked_score_row": N_("One row of scaled, masked attention scores"),
     "softmax_row": N_("The softmax of one row of scores"),
     "masked_row": N_("One row of masked attention weights"),
     "attention_output_row": N_("One token's attention output"),

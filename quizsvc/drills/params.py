@@ -106,6 +106,14 @@ def _require_below(value: int | None, info: ValidationInfo, bound_field: str, wh
         raise _error(ParamsProblem.NOT_BELOW, name=what, bound_name=bound_field, bound=bound)
 
 
+def _require_a_future(position: int | None, info: ValidationInfo) -> int | None:
+    """A masked row's position must leave a future position (j > position) to mask."""
+    n = info.data.get("n")
+    if position is not None and n is not None and position >= n - 1:
+        raise _error(ParamsProblem.NO_FUTURE_TO_MASK, limit=n - 1)
+    return position
+
+
 class DrillParams(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -160,10 +168,19 @@ class MaskedRowParams(DrillParams):
     @field_validator("position")
     @classmethod
     def _position_with_a_future(cls, value: int | None, info: ValidationInfo) -> int | None:
-        n = info.data.get("n")
-        if value is not None and n is not None and value >= n - 1:
-            raise _error(ParamsProblem.NO_FUTURE_TO_MASK, limit=n - 1)
-        return value
+        return _require_a_future(value, info)
+
+
+class MaskedScoreRowParams(DrillParams):
+    n: int = _tokens()
+    d_model: int = _width()  # d_k = d_model (one head)
+    # The decoder position whose row is masked, as for MaskedRowParams.
+    position: int | None = _optional_index()
+
+    @field_validator("position")
+    @classmethod
+    def _position_with_a_future(cls, value: int | None, info: ValidationInfo) -> int | None:
+        return _require_a_future(value, info)
 
 
 class AttentionOutputRowParams(DrillParams):

@@ -34,8 +34,8 @@ LAYER_NORM_EPS = next(
 
 # A row whose variance is small has a small standard deviation: rounding it by hand then
 # swings the normalized values (and eps starts to matter).  Such rows are redrawn.  With
-# this bound and γ at most 1, a learner who keeps two decimals at every step stays within
-# the default tolerance of 0.02.
+# this bound and γ at most 1, a learner who keeps three decimals at every step stays well
+# within the default tolerance of 0.02 (two decimals, as the chapter keeps, just within).
 _MIN_VARIANCE = 1.0
 
 

@@ -90,7 +90,7 @@ def test_one_chapter_with_the_chapter_title(bank: Bank) -> None:
 
 def test_question_counts_by_type(bank: Bank) -> None:
     types = [question.type for question in bank.questions_in(CHAPTER_ID)]
-    assert sorted(types) == sorted(["single_choice"] * 4 + ["open"] * 2 + ["drill"] * 12)
+    assert sorted(types) == sorted(["single_choice"] * 4 + ["open"] * 2 + ["drill"] * 13)
     assert set(bank.chapter_of.values()) == {CHAPTER_ID}
 
 
@@ -210,9 +210,9 @@ def _localized_texts(value: object) -> list[LocalizedText]:
 
 def test_every_text_has_chinese_and_english(bank: Bank) -> None:
     texts = _localized_texts(list(bank.chapters)) + _localized_texts(list(bank.questions.values()))
-    # 18 prompts + 16 choice texts + 4 explanations + 2 reference answers
+    # 19 prompts + 16 choice texts + 4 explanations + 2 reference answers
     # + 8 rubric descriptions + chapter title and intro.
-    assert len(texts) == 18 + 16 + 4 + 2 + 8 + 2
+    assert len(texts) == 19 + 16 + 4 + 2 + 8 + 2
     for text in texts:
         assert text.zh.strip() and text.en.strip()
         assert text.zh != text.en

@@ -86,7 +86,7 @@ def test_default_directory_is_the_repository_content() -> None:
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == f"content OK: {repository_content}"
     assert (
-        "questions: 18 (single_choice: 4, multiple_choice: 0, numeric: 0, open: 2, drill: 12)"
+        "questions: 19 (single_choice: 4, multiple_choice: 0, numeric: 0, open: 2, drill: 13)"
         in result.stdout.splitlines()
     )
 

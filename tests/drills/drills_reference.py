@@ -5,15 +5,16 @@ these functions only read the given tensors (by name) and the variant's params, 
 wrong answer key, a given tensor that differs from what the answer was computed from, or
 a mislabelled tensor makes the comparison fail.
 
-``Rounding`` imitates a learner working by hand the way the chapter does: vectors, scores,
-exponentials and losses kept to 2 decimals, attention weights and probabilities to 3.
-``EXACT`` keeps every digit.
+A ``Rounding`` imitates a learner working by hand: every intermediate result the worked
+solution shows (an angle, √d_k, a score, μ, a weight inside a longer computation, a loss)
+rounded to ``steps`` decimals, each e^x and their sum to ``exponentials`` decimals, and the
+answer to ``answer`` decimals, each half away from zero (四舍五入). ``EXACT`` keeps every
+digit.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,14 +22,35 @@ import numpy as np
 Array = np.ndarray
 
 
+def half_up(values: Array | float, decimals: int) -> Array:
+    """``values`` rounded to ``decimals`` as learners round: a half goes away from zero."""
+    scale = 10.0**decimals
+    return np.sign(values) * np.floor(np.abs(values) * scale + 0.5) / scale
+
+
 @dataclass(frozen=True)
 class Rounding:
-    values: Callable[[Array], Array]  # vectors, scores, e^x, sums, losses
-    weights: Callable[[Array], Array]  # attention weights, probabilities
+    """Decimals a learner keeps; None keeps every digit."""
+
+    steps: int | None = None
+    exponentials: int | None = None
+    answer: int | None = None
+
+    def step(self, values: Array | float) -> Array:
+        return _rounded(values, self.steps)
+
+    def exps(self, values: Array) -> Array:
+        return _rounded(values, self.exponentials)
+
+    def result(self, values: Array | float) -> Array:
+        return _rounded(values, self.answer)
 
 
-EXACT = Rounding(values=lambda x: x, weights=lambda x: x)
-BY_HAND = Rounding(values=lambda x: np.round(x, 2), weights=lambda x: np.round(x, 3))
+def _rounded(values: Array | float, decimals: int | None) -> Array:
+    return np.asarray(values, dtype=float) if decimals is None else half_up(values, decimals)
+
+
+EXACT = Rounding()
 
 
 def given(variant, name: str) -> Array:
@@ -37,10 +59,18 @@ def given(variant, name: str) -> Array:
     return matches[0]
 
 
-def softmax_by_hand(scores: Array, r: Rounding) -> Array:
-    """The chapter's 4.3: e^x per score, their sum, then each e^x over the sum."""
-    exps = r.values(np.exp(scores))
-    return r.weights(exps / r.values(exps.sum(axis=-1, keepdims=True)))
+def softmax_by_hand(scores: Array, r: Rounding, weights: Rounding | None = None) -> Array:
+    """The chapter's 4.3: e^x per score, their sum, then each e^x over the sum; the weights
+    are rounded as ``weights`` says (the answer's decimals when they are the answer), else
+    as an intermediate step."""
+    exps = r.exps(np.exp(scores))
+    ratios = exps / r.exps(exps.sum(axis=-1, keepdims=True))
+    return r.step(ratios) if weights is None else weights.result(ratios)
+
+
+def scaled(raw: Array, d_k: int, r: Rounding) -> Array:
+    """Dot products over √d_k, with √d_k rounded as a step: the solution shows it."""
+    return raw / r.step(math.sqrt(d_k))
 
 
 def embedding_positional(v, r: Rounding = EXACT) -> Array:
@@ -48,34 +78,42 @@ def embedding_positional(v, r: Rounding = EXACT) -> Array:
     table, ids = given(v, "E"), given(v, "ids")[0].astype(int)
     d_model = table.shape[1]
     dim = np.arange(d_model)
-    angle = position / 10000 ** ((dim - dim % 2) / d_model)
-    pe = np.array([math.sin(a) if j % 2 == 0 else math.cos(a) for j, a in enumerate(angle)])
-    return r.values(table[ids[position]] + r.values(pe))[None]
+    angle = r.step(position / 10000 ** ((dim - dim % 2) / d_model))
+    pe = r.step([math.sin(a) if j % 2 == 0 else math.cos(a) for j, a in enumerate(angle)])
+    return r.result(table[ids[position]] + pe)[None]
 
 
 def projection(v, r: Rounding = EXACT) -> Array:
     weight = {"q": "W_q", "k": "W_k", "v": "W_v"}[v.params["which"]]
-    return r.values(given(v, "X'") @ given(v, weight))
+    return r.result(given(v, "X'") @ given(v, weight))
 
 
 def score_row(v, r: Rounding = EXACT) -> Array:
     q, k = given(v, f"q{v.params['position']}"), given(v, "K")
-    return r.values(r.values(q @ k.T) / math.sqrt(k.shape[1]))
+    return r.result(scaled(r.step(q @ k.T), k.shape[1], r))
+
+
+def masked_score_row(v, r: Rounding = EXACT) -> Array:
+    position = v.params["position"]
+    q, k = given(v, f"q{position}"), given(v, "K")
+    scores = r.result(scaled(r.step(q @ k.T), k.shape[1], r))
+    scores[0, position + 1 :] = -np.inf  # the future positions j > i
+    return scores
 
 
 def softmax_row(v, r: Rounding = EXACT) -> Array:
-    return softmax_by_hand(given(v, "scores"), r)
+    return softmax_by_hand(given(v, "scores"), r, weights=r)
 
 
 def masked_row(v, r: Rounding = EXACT) -> Array:
     scores = given(v, "scores").copy()
     scores[0, v.params["position"] + 1 :] = -np.inf
-    return softmax_by_hand(scores, r)
+    return softmax_by_hand(scores, r, weights=r)
 
 
 def attention_output_row(v, r: Rounding = EXACT) -> Array:
     weights = given(v, f"A[{v.params['position']}]")
-    return r.values(weights @ given(v, "V"))
+    return r.result(weights @ given(v, "V"))
 
 
 def multi_head(v, r: Rounding = EXACT, divide_scores_by: str = "sqrt(d_k)") -> Array:
@@ -95,42 +133,43 @@ def multi_head(v, r: Rounding = EXACT, divide_scores_by: str = "sqrt(d_k)") -> A
     outputs = []
     for h in heads:
         x_h = x[:, (h - 1) * d_k : h * d_k]
-        q = r.values(x_h @ given(v, f"Wq{h}"))
-        k = r.values(x_h @ given(v, f"Wk{h}"))
-        values = r.values(x_h @ given(v, f"Wv{h}"))
-        weights = softmax_by_hand(r.values(q @ k.T / divisor), r)
-        outputs.append(r.values(weights @ values))
+        q = r.step(x_h @ given(v, f"Wq{h}"))
+        k = r.step(x_h @ given(v, f"Wk{h}"))
+        values = r.step(x_h @ given(v, f"Wv{h}"))
+        weights = softmax_by_hand(r.step(r.step(q @ k.T) / r.step(divisor)), r)
+        head = weights @ values
+        outputs.append(r.step(head) if whole else r.result(head))
     if not whole:
         return outputs[0]
-    return r.values(np.concatenate(outputs, axis=1) @ given(v, "Wo"))
+    return r.result(np.concatenate(outputs, axis=1) @ given(v, "Wo"))
 
 
 def add_norm(v, r: Rounding = EXACT) -> Array:
     total = given(v, "x") + given(v, "Sublayer(x)")
-    centered = total - total.mean()
-    std = r.values(np.sqrt(r.values(np.mean(centered**2)) + 1e-5))
-    return r.values(r.values(centered / std) * given(v, "γ") + given(v, "β"))
+    centered = total - r.step(total.mean())
+    std = r.step(np.sqrt(r.step(np.mean(centered**2)) + 1e-5))
+    return r.result(r.step(centered / std) * given(v, "γ") + given(v, "β"))
 
 
 def ffn_row(v, r: Rounding = EXACT) -> Array:
-    hidden = np.maximum(0.0, given(v, "x") @ given(v, "W1") + given(v, "b1"))
-    return r.values(r.values(hidden) @ given(v, "W2") + given(v, "b2"))
+    hidden = np.maximum(0.0, r.step(given(v, "x") @ given(v, "W1") + given(v, "b1")))
+    return r.result(hidden @ given(v, "W2") + given(v, "b2"))
 
 
 def cross_attention_row(v, r: Rounding = EXACT) -> Array:
     token = ("<s>", "I", "love", "you")[v.params["position"]]
     q, k = given(v, f"q({token})"), given(v, "K_enc")
-    weights = softmax_by_hand(r.values(q @ k.T / math.sqrt(k.shape[1])), r)
+    scores = r.step(scaled(r.step(q @ k.T), k.shape[1], r))
     if v.params["part"] == "weights":
-        return weights
-    return r.values(weights @ given(v, "V_enc"))
+        return softmax_by_hand(scores, r, weights=r)
+    return r.result(softmax_by_hand(scores, r) @ given(v, "V_enc"))
 
 
 def teacher_forcing_loss(v, r: Rounding = EXACT) -> Array:
     eos = 2
     labels = [*given(v, "target")[0].astype(int), eos]  # the decoder predicts the next token
     probs = given(v, "P")
-    losses = r.values(np.array([-math.log(probs[t, label]) for t, label in enumerate(labels)]))
+    losses = r.step([-math.log(probs[t, label]) for t, label in enumerate(labels)])
     reduction = v.params["reduction"]
     if reduction == "mean":
         loss = losses.mean()
@@ -138,7 +177,7 @@ def teacher_forcing_loss(v, r: Rounding = EXACT) -> Array:
         loss = losses.sum()
     else:
         loss = losses[v.params["position"]]
-    return r.values(np.array([[loss]]))
+    return r.result(np.array([[loss]]))
 
 
 def greedy_next_token(v, r: Rounding = EXACT) -> Array:
@@ -149,6 +188,7 @@ REFERENCE = {
     "embedding_positional": embedding_positional,
     "projection": projection,
     "score_row": score_row,
+    "masked_score_row": masked_score_row,
     "softmax_row": softmax_row,
     "masked_row": masked_row,
     "attention_output_row": attention_output_row,
@@ -171,6 +211,9 @@ PARAM_CASES: list[tuple[str, dict]] = [
     ("projection", {"which": "v", "n": 4, "d_model": 2}),
     ("score_row", {"n": 4, "d_model": 6, "position": 3}),
     ("score_row", {"n": 2, "d_model": 2}),
+    ("masked_score_row", {"n": 2, "d_model": 2}),
+    ("masked_score_row", {"n": 4, "d_model": 6}),
+    ("masked_score_row", {"n": 4, "position": 0}),
     ("softmax_row", {"n": 2}),
     ("softmax_row", {"n": 4}),
     ("masked_row", {"n": 2}),

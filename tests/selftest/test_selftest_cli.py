@@ -14,6 +14,7 @@ DRILL_IDS = [
     "drill-embedding-positional",
     "drill-projection",
     "drill-score-row",
+    "drill-masked-score-row",
     "drill-softmax-row",
     "drill-masked-row",
     "drill-attention-output-row",
@@ -45,7 +46,7 @@ def test_the_repository_content_passes_by_default() -> None:
     assert all(line.endswith("30 checks, 5 seeds") for line in lines[: len(DRILL_IDS)])
     assert all(line.endswith("open: 2 checks") for line in lines[len(DRILL_IDS) :])
     assert result.stdout.splitlines()[-1] == (
-        "content test: 14 questions tested (364 checks): 14 passed, 0 failed;"
+        "content test: 15 questions tested (394 checks): 15 passed, 0 failed;"
         " 4 skipped (choice questions)"
     )
 

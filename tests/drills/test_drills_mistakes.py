@@ -1,0 +1,107 @@
+"""The mistake catalog: every mistake, on every kind it claims, is found on the cells it
+changes, and a right answer gets no diagnosis."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from drills_reference import PARAM_CASES, case_id
+
+from quizsvc.drills import DRILL_KINDS, generate_variant
+from quizsvc.drills.mistakes import MISTAKES, ROUNDING_TOLERANCES, diagnose, mistakes_for
+from quizsvc.grading import grade_numeric
+
+SEEDS = range(6)
+
+# Params under which a mistake can happen (a transposed answer has to fit the grid).
+PARAMS: dict[tuple[str, str], dict] = {
+    ("transposed", "projection"): {"n": 4, "d_model": 4},
+    ("transposed", "multi_head"): {"n": 4, "d_model": 4},
+    ("scores_not_weights", "cross_attention_row"): {"part": "weights"},
+}
+CLAIMED = [
+    pytest.param(code, kind, id=f"{code}-{kind}")
+    for code, mistake in MISTAKES.items()
+    if code != "rounded_early"
+    for kind in sorted(mistake.kinds)
+]
+
+
+def test_every_mistake_claims_real_kinds_and_has_a_template() -> None:
+    for code, mistake in MISTAKES.items():
+        assert mistake.code == code and mistake.kinds <= set(DRILL_KINDS), code
+        assert mistake.template.endswith(".") and mistake.template[0].isupper(), code
+
+
+@pytest.mark.parametrize(("code", "kind"), CLAIMED)
+def test_submitting_a_mistakes_answer_is_diagnosed_as_it_on_the_cells_it_changes(
+    code, kind
+) -> None:
+    mistake = MISTAKES[code]
+    diagnosed = 0
+    for seed in SEEDS:
+        variant = generate_variant(kind, seed, PARAMS.get((code, kind), {}))
+        answers = mistake.answers(variant)
+        assert answers, (code, kind, seed)
+        for answer in answers:
+            grade = grade_numeric(answer, variant.answer.values, variant.tolerance)
+            wrong = {(cell.row, cell.col) for cell in grade.cells if not cell.correct}
+            cells = diagnose(variant, answer)
+            assert {(cell.row, cell.col) for cell in cells} == wrong
+            for cell in cells:
+                assert code in cell.codes, (seed, cell)
+            diagnosed += len(cells)
+    assert diagnosed, f"{code} never changed a cell of {kind}"
+
+
+@pytest.mark.parametrize("case", [pytest.param(case, id=case_id(case)) for case in PARAM_CASES])
+def test_a_right_answer_gets_no_diagnosis(case) -> None:
+    kind, params = case
+    for seed in range(3):
+        variant = generate_variant(kind, seed, params)
+        assert diagnose(variant, variant.answer.values) == ()
+        for mistake in mistakes_for(kind):
+            for answer in mistake.answers(variant):
+                assert answer.shape == variant.answer.shape, (mistake.code, kind)
+
+
+@pytest.mark.parametrize("kind", sorted(MISTAKES["rounded_early"].kinds))
+def test_a_value_a_few_tolerances_off_is_correct_up_to_rounding(kind) -> None:
+    for seed in SEEDS:
+        variant = generate_variant(kind, seed)
+        expected = variant.answer.values
+        finite = np.isfinite(expected)
+        step = variant.tolerance.atol
+        close = np.where(finite, expected + 2 * step, expected)
+        cells = diagnose(variant, close)
+        assert len(cells) == finite.sum()
+        assert all("rounded_early" in cell.codes for cell in cells)
+        far = np.where(finite, expected + (ROUNDING_TOLERANCES + 1) * step, expected)
+        assert all("rounded_early" not in cell.codes for cell in diagnose(variant, far))
+
+
+def test_an_unexplained_cell_says_how_far_off_it_is() -> None:
+    variant = generate_variant("score_row", 3, {"n": 3, "d_model": 4, "position": 0})
+    submitted = variant.answer.values.copy()
+    submitted[0, 1] += 0.37
+    (cell,) = diagnose(variant, submitted)
+    assert (cell.row, cell.col, cell.codes) == (0, 1, ())
+    assert cell.off_by == pytest.approx(0.37)
+
+
+def test_a_finite_number_for_a_masked_score_is_infinitely_off() -> None:
+    variant = generate_variant("masked_score_row", 1, {"n": 3, "position": 1})
+    submitted = variant.answer.values.copy()
+    submitted[0, 2] = 0.0
+    (cell,) = diagnose(variant, submitted)
+    assert (cell.col, cell.off_by) == (2, np.inf)
+
+
+def test_forgetting_the_scaling_on_a_score_row_is_named_cell_by_cell() -> None:
+    # the dot products q·K^T themselves, from the given q and K (√d_k = 2 left out)
+    variant = generate_variant("score_row", 0, {"n": 2, "d_model": 4, "position": 0})
+    raw = variant.given[0].values @ variant.given[1].values.T
+    cells = diagnose(variant, raw)
+    changed = np.abs(raw - variant.answer.values)[0] > variant.tolerance.atol
+    assert [cell.col for cell in cells] == list(np.flatnonzero(changed))
+    assert all("no_scaling" in cell.codes for cell in cells)
