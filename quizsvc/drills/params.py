@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from quizsvc.grading import N_
+from quizsvc.messages import N_
 
 MAX_TOKENS = 4
 
