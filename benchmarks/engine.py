@@ -43,8 +43,11 @@ from engine import (  # noqa: E402
 from engine.shards import parallel_forward, shard_count  # noqa: E402
 
 
-def best_time(fn, repeats: int) -> float:
-    fn()  # warm-up
+def best_time(fn, repeats: int, *, warm_up: bool = True) -> float:
+    """The fastest of ``repeats`` calls of ``fn``, in seconds; after one call not timed unless
+    ``warm_up`` is false (the caller has run it, or times the first calls on purpose)."""
+    if warm_up:
+        fn()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()

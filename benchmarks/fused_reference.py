@@ -420,15 +420,6 @@ def _engine_benchmark():
     return module
 
 
-def best_of(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
@@ -455,10 +446,11 @@ def main() -> None:
         name: lambda kernels=kernels: fused_forward(src, tgt, params, config, kernels=kernels)
         for name, kernels in variants.items()
     }
+    bench = _engine_benchmark()
     start = time.perf_counter()
     forwards["numba"]()  # compiles every kernel
     first_call = time.perf_counter() - start
-    warm_call = best_of(forwards["numba"], 1)
+    warm_call = bench.best_time(forwards["numba"], 1, warm_up=False)
     versions = [f"numba {sys.modules['numba'].__version__}", f"numpy {np.__version__}"]
     if with_numexpr:
         versions.append(f"numexpr {numexpr.__version__} (1 thread)")
@@ -472,7 +464,6 @@ def main() -> None:
             f" ({difference / np.abs(expected).max():.1e} of the largest |logit|)"
         )
 
-    bench = _engine_benchmark()
     flops = bench.forward_flops(config, b, n, t)
     raw_matmul, raw_flops = bench.raw_matmul_reference(config, b * t, flops, rng)
     # the ceiling of benchmarks/engine.py: the forward's products alone, nothing between them
@@ -491,7 +482,9 @@ def main() -> None:
     print("round " + " ".join(f"{column:>{len(column) + 2}}" for column in columns))
     table = []
     for i in range(args.rounds):
-        seconds = {name: best_of(run, args.repeats) for name, run in runs.items()}
+        seconds = {
+            name: bench.best_time(run, args.repeats, warm_up=False) for name, run in runs.items()
+        }
         raw_rate = raw_flops / seconds["raw"]
         table.append(
             [
