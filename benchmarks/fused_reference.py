@@ -72,7 +72,6 @@ from engine import (  # noqa: E402
     TransformerParams,
     apply_mask,
     causal_mask,
-    init_params,
     layer_norm,
     linear,
     softmax,
@@ -433,12 +432,9 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    b, n, t, vocab = 8, 64, 64, 8000
-    config = TransformerConfig(src_vocab_size=vocab, tgt_vocab_size=vocab, dtype="float32")
-    params = init_params(config, np.random.default_rng(0))
-    rng = np.random.default_rng(1)
-    src = rng.integers(3, vocab, size=(b, n))
-    tgt = rng.integers(3, vocab, size=(b, t))
+    bench = _engine_benchmark()
+    config, params, src, tgt, rng = bench.measured_batch()
+    (b, n), t = src.shape, tgt.shape[1]
 
     with_numexpr = numexpr is not None and not args.no_numexpr
     variants = {"numba": NUMBA} | ({"numexpr": NUMEXPR} if with_numexpr else {})
@@ -446,7 +442,6 @@ def main() -> None:
         name: lambda kernels=kernels: fused_forward(src, tgt, params, config, kernels=kernels)
         for name, kernels in variants.items()
     }
-    bench = _engine_benchmark()
     start = time.perf_counter()
     forwards["numba"]()  # compiles every kernel
     first_call = time.perf_counter() - start
