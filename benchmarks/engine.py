@@ -43,8 +43,11 @@ from engine import (  # noqa: E402
 from engine.shards import parallel_forward, shard_count  # noqa: E402
 
 
-def best_time(fn, repeats: int) -> float:
-    fn()  # warm-up
+def best_time(fn, repeats: int, *, warm_up: bool = True) -> float:
+    """The fastest of ``repeats`` calls of ``fn``, in seconds; after one call not timed unless
+    ``warm_up`` is false (the caller has run it, or times the first calls on purpose)."""
+    if warm_up:
+        fn()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -63,6 +66,21 @@ def paired_shares(
         seconds = timed()
         shares.append(reference() / seconds)
     return shares
+
+
+def measured_batch() -> tuple[
+    TransformerConfig, TransformerParams, np.ndarray, np.ndarray, np.random.Generator
+]:
+    """The measured pass: the paper's base size in float32 with random weights, a batch of 8
+    source and 8 target sentences of 64 random tokens each, and the generator the tokens came
+    from (for any further draws)."""
+    b, n, t, vocab = 8, 64, 64, 8000
+    config = TransformerConfig(src_vocab_size=vocab, tgt_vocab_size=vocab, dtype="float32")
+    params = init_params(config, np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    src = rng.integers(3, vocab, size=(b, n))
+    tgt = rng.integers(3, vocab, size=(b, t))
+    return config, params, src, tgt, rng
 
 
 def forward_flops(config: TransformerConfig, b: int, n: int, t: int) -> float:
@@ -150,13 +168,8 @@ def main() -> None:
     repeats = 1 if args.quick else 5
     rounds = 1 if args.quick else 9
 
-    b, n, t, vocab = 8, 64, 64, 8000
-    config = TransformerConfig(src_vocab_size=vocab, tgt_vocab_size=vocab, dtype="float32")
-    params = init_params(config, np.random.default_rng(0))
-    rng = np.random.default_rng(1)
-    src = rng.integers(3, vocab, size=(b, n))
-    tgt = rng.integers(3, vocab, size=(b, t))
-
+    config, params, src, tgt, rng = measured_batch()
+    (b, n), t, vocab = src.shape, tgt.shape[1], config.tgt_vocab_size
     flops = forward_flops(config, b, n, t)
     raw_matmul, raw_flops = raw_matmul_reference(config, b * t, flops, rng)
     engine_times, raw_times = [], []

@@ -72,7 +72,6 @@ from engine import (  # noqa: E402
     TransformerParams,
     apply_mask,
     causal_mask,
-    init_params,
     layer_norm,
     linear,
     softmax,
@@ -420,15 +419,6 @@ def _engine_benchmark():
     return module
 
 
-def best_of(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
@@ -442,12 +432,9 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    b, n, t, vocab = 8, 64, 64, 8000
-    config = TransformerConfig(src_vocab_size=vocab, tgt_vocab_size=vocab, dtype="float32")
-    params = init_params(config, np.random.default_rng(0))
-    rng = np.random.default_rng(1)
-    src = rng.integers(3, vocab, size=(b, n))
-    tgt = rng.integers(3, vocab, size=(b, t))
+    bench = _engine_benchmark()
+    config, params, src, tgt, rng = bench.measured_batch()
+    (b, n), t = src.shape, tgt.shape[1]
 
     with_numexpr = numexpr is not None and not args.no_numexpr
     variants = {"numba": NUMBA} | ({"numexpr": NUMEXPR} if with_numexpr else {})
@@ -458,7 +445,7 @@ def main() -> None:
     start = time.perf_counter()
     forwards["numba"]()  # compiles every kernel
     first_call = time.perf_counter() - start
-    warm_call = best_of(forwards["numba"], 1)
+    warm_call = bench.best_time(forwards["numba"], 1, warm_up=False)
     versions = [f"numba {sys.modules['numba'].__version__}", f"numpy {np.__version__}"]
     if with_numexpr:
         versions.append(f"numexpr {numexpr.__version__} (1 thread)")
@@ -472,7 +459,6 @@ def main() -> None:
             f" ({difference / np.abs(expected).max():.1e} of the largest |logit|)"
         )
 
-    bench = _engine_benchmark()
     flops = bench.forward_flops(config, b, n, t)
     raw_matmul, raw_flops = bench.raw_matmul_reference(config, b * t, flops, rng)
     # the ceiling of benchmarks/engine.py: the forward's products alone, nothing between them
@@ -491,7 +477,9 @@ def main() -> None:
     print("round " + " ".join(f"{column:>{len(column) + 2}}" for column in columns))
     table = []
     for i in range(args.rounds):
-        seconds = {name: best_of(run, args.repeats) for name, run in runs.items()}
+        seconds = {
+            name: bench.best_time(run, args.repeats, warm_up=False) for name, run in runs.items()
+        }
         raw_rate = raw_flops / seconds["raw"]
         table.append(
             [

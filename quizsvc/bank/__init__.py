@@ -9,7 +9,6 @@ from quizsvc.bank.loader import Bank, DrillKinds, SourceLocation, load_bank
 from quizsvc.bank.problems import (
     CONTENT_MESSAGES,
     GOT_SUFFIX,
-    N_,
     NOTHING,
     BankError,
     ContentError,
@@ -36,6 +35,7 @@ from quizsvc.bank.schema import (
     localize,
 )
 from quizsvc.bank.views import public_question, render_markdown, solution_view
+from quizsvc.messages import N_
 
 __all__ = [
     "CONTENT_MESSAGES",

@@ -17,6 +17,8 @@ from typing import Any
 
 from pydantic_core import PydanticCustomError
 
+from quizsvc.messages import N_
+
 
 class ContentProblem(StrEnum):
     """Why a content file is rejected. The values of the codes that come from pydantic's
@@ -102,12 +104,6 @@ class ContentProblem(StrEnum):
     DUPLICATE_QUESTION_ID = "duplicate_question_id"
     DUPLICATE_ORDER = "duplicate_order"
     UNKNOWN_DRILL_KIND = "unknown_drill_kind"
-
-
-def N_(template: str) -> str:
-    """Marks an English message template for the interface's translation catalogs (``make
-    translations`` extracts every ``N_("...")``); the template itself is what it returns."""
-    return template
 
 
 # Formatted with the error's parameters. A "got" parameter is the offending value as YAML

@@ -1,5 +1,5 @@
-"""What the command groups share: the settings `main` read, and failing with a one-line
-error."""
+"""What the command groups share: the settings `main` read, failing with a one-line error, and
+the migrated database a command works on."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
     from quizsvc.settings import Settings
 
 
@@ -48,3 +50,17 @@ def fail_on_database_errors() -> Iterator[None]:
         # parsed before any connection, so database_url() cannot fail here).
         reason = _first_line(exc.orig if exc.orig is not None else exc)
         fail(f"{describe_database(database_url())}: {reason}")
+
+
+@contextlib.contextmanager
+def migrated_database() -> Iterator[Engine]:
+    """The database's engine, once its schema is at the latest migration (else a one-line
+    error, as any other of the store's refusals or the driver's errors); disposed of after."""
+    from quizsvc.store.migrate import require_up_to_date
+
+    with fail_on_database_errors():
+        engine = require_up_to_date()
+        try:
+            yield engine
+        finally:
+            engine.dispose()

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from quizsvc.cli.common import fail_on_database_errors
+from quizsvc.cli.common import migrated_database
 from quizsvc.cli.content import default_content_dir, load_bank_or_exit
 from quizsvc.cli.output import output_for, write_chunks
 
@@ -48,16 +48,10 @@ def _out_option(command: Callable) -> Callable:
 def _read_reports(work: Callable[[Session], None]) -> None:
     """Run ``work`` in a read-only session on DATABASE_URL (which must be migrated)."""
     from quizsvc.store import begin_read_only, make_session_factory
-    from quizsvc.store.migrate import require_up_to_date
 
-    with fail_on_database_errors():
-        engine = require_up_to_date()
-        try:
-            with make_session_factory(engine)() as session:
-                begin_read_only(session)
-                work(session)
-        finally:
-            engine.dispose()
+    with migrated_database() as engine, make_session_factory(engine)() as session:
+        begin_read_only(session)
+        work(session)
 
 
 @report.command("gradebook")

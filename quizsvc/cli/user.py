@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from quizsvc.cli.common import current_settings, fail, fail_on_database_errors
+from quizsvc.cli.common import (
+    current_settings,
+    fail,
+    fail_on_database_errors,
+    migrated_database,
+)
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
 
 
 @click.group()
@@ -41,6 +51,15 @@ def _password_from_env_or_prompt() -> str:
     return password
 
 
+def _user_exists(sessions: sessionmaker[Session], name: str) -> bool:
+    from quizsvc.store import begin_read_only
+    from quizsvc.store.users import user_exists
+
+    with sessions() as session:
+        begin_read_only(session)
+        return user_exists(session, name)
+
+
 DEMO_USERS = (("demo-student", "student"), ("demo-instructor", "instructor"))
 
 
@@ -50,23 +69,18 @@ def user_demo() -> None:
     import secrets
 
     from quizsvc.store import create_user, make_session_factory, set_password
-    from quizsvc.store.migrate import require_up_to_date
     from quizsvc.store.users import user_exists
 
-    with fail_on_database_errors():
-        engine = require_up_to_date()
-        try:
-            sessions = make_session_factory(engine)
-            for name, role in DEMO_USERS:
-                password = secrets.token_urlsafe(9)
-                with sessions() as session:
-                    if user_exists(session, name):
-                        set_password(session, name, password)
-                    else:
-                        create_user(session, name=name, role=role, password=password)
-                click.echo(f"demo {role}: user {name}, password {password}")
-        finally:
-            engine.dispose()
+    with migrated_database() as engine:
+        sessions = make_session_factory(engine)
+        for name, role in DEMO_USERS:
+            password = secrets.token_urlsafe(9)
+            with sessions() as session:
+                if user_exists(session, name):
+                    set_password(session, name, password)
+                else:
+                    create_user(session, name=name, role=role, password=password)
+            click.echo(f"demo {role}: user {name}, password {password}")
 
 
 @user.command("create")
@@ -77,33 +91,21 @@ def user_demo() -> None:
 @click.option("--display-name", help="Name shown to people (default: NAME).")
 def user_create(name: str, role: str, display_name: str | None) -> None:
     """Create user NAME; the password comes from $QUIZSVC_PASSWORD or a hidden prompt."""
-    from quizsvc.store import (
-        begin_read_only,
-        create_user,
-        display_url,
-        make_session_factory,
-    )
-    from quizsvc.store.migrate import require_up_to_date
-    from quizsvc.store.users import user_exists, validate_user_name
+    from quizsvc.store import create_user, display_url, make_session_factory
+    from quizsvc.store.users import validate_user_name
 
     with fail_on_database_errors():
         validate_user_name(name)
-        engine = require_up_to_date()
-        try:
-            sessions = make_session_factory(engine)
-            # Checked before asking for a password, and again (atomically) when creating.
-            with sessions() as session:
-                begin_read_only(session)
-                taken = user_exists(session, name)
-            if taken:
-                fail(f"a user named {name!r} already exists")
-            password = _password_from_env_or_prompt()
-            with sessions() as session:
-                created = create_user(
-                    session, name=name, role=role, password=password, display_name=display_name
-                )
-        finally:
-            engine.dispose()
+    with migrated_database() as engine:
+        sessions = make_session_factory(engine)
+        # Checked before asking for a password, and again (atomically) when creating.
+        if _user_exists(sessions, name):
+            fail(f"a user named {name!r} already exists")
+        password = _password_from_env_or_prompt()
+        with sessions() as session:
+            created = create_user(
+                session, name=name, role=role, password=password, display_name=display_name
+            )
     click.echo(
         f"created {created.role} {created.name!r} (id {created.id}) in {display_url(engine.url)}"
     )
@@ -116,24 +118,15 @@ def user_password(name: str) -> None:
 
     Every browser session NAME has open ends (their API token stays valid).
     """
-    from quizsvc.store import begin_read_only, make_session_factory, set_password
-    from quizsvc.store.migrate import require_up_to_date
-    from quizsvc.store.users import user_exists
+    from quizsvc.store import make_session_factory, set_password
 
-    with fail_on_database_errors():
-        engine = require_up_to_date()
-        try:
-            sessions = make_session_factory(engine)
-            with sessions() as session:
-                begin_read_only(session)
-                known = user_exists(session, name)
-            if not known:
-                fail(f"no user named {name!r}")
-            password = _password_from_env_or_prompt()
-            with sessions() as session:
-                set_password(session, name, password)
-        finally:
-            engine.dispose()
+    with migrated_database() as engine:
+        sessions = make_session_factory(engine)
+        if not _user_exists(sessions, name):
+            fail(f"no user named {name!r}")
+        password = _password_from_env_or_prompt()
+        with sessions() as session:
+            set_password(session, name, password)
     click.echo(f"{name!r} has a new password; their browser sessions are signed out")
 
 
@@ -141,16 +134,10 @@ def user_password(name: str) -> None:
 def user_list() -> None:
     """List every user: name, role, display name, created."""
     from quizsvc.store import begin_read_only, list_users, make_session_factory
-    from quizsvc.store.migrate import require_up_to_date
 
-    with fail_on_database_errors():
-        engine = require_up_to_date()
-        try:
-            with make_session_factory(engine)() as session:
-                begin_read_only(session)
-                users = list_users(session)
-        finally:
-            engine.dispose()
+    with migrated_database() as engine, make_session_factory(engine)() as session:
+        begin_read_only(session)
+        users = list_users(session)
     if not users:
         click.echo("no users")
         return
@@ -169,13 +156,7 @@ def user_token(name: str) -> None:
     to the JSON API under /api (docs/api.md).
     """
     from quizsvc.store import issue_api_token, make_session_factory
-    from quizsvc.store.migrate import require_up_to_date
 
-    with fail_on_database_errors():
-        engine = require_up_to_date()
-        try:
-            with make_session_factory(engine)() as session:
-                token = issue_api_token(session, name)
-        finally:
-            engine.dispose()
+    with migrated_database() as engine, make_session_factory(engine)() as session:
+        token = issue_api_token(session, name)
     click.echo(token)

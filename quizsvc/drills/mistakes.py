@@ -23,7 +23,8 @@ import numpy as np
 
 from engine.layers import apply_mask, causal_mask, linear, softmax
 from quizsvc.drills.variant import Variant
-from quizsvc.grading import N_, accepted_interval, grade_numeric
+from quizsvc.grading import accepted_interval, grade_numeric
+from quizsvc.messages import N_
 
 Array = np.ndarray
 Answers = Callable[[Variant], tuple[Array, ...]]

@@ -4,7 +4,7 @@ catalogs (``N_``), where its Chinese is."""
 
 from __future__ import annotations
 
-from quizsvc.grading import N_
+from quizsvc.messages import N_
 
 # The skills the drills train and the chapter's questions are tagged with (`tags:` in the
 # content, `DrillKind.skill`): what a learner reads instead of the tag.

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from quizsvc.grading import N_
+from quizsvc.messages import N_
 
 MAX_TOKENS = 4
 
@@ -90,20 +90,31 @@ def _optional_index() -> int | None:
     return Field(default=None, ge=0, strict=True)
 
 
-def _require_even(value: int, what: str) -> int:
-    if value % 2:
-        raise _error(ParamsProblem.NOT_EVEN, name=what)
-    return value
+def _even(name: str) -> Any:
+    """The validator of a model's field ``name`` that must be even."""
+
+    def check(cls: type, value: int) -> int:
+        if value % 2:
+            raise _error(ParamsProblem.NOT_EVEN, name=name)
+        return value
+
+    return field_validator(name)(check)
 
 
-def _require_below(value: int | None, info: ValidationInfo, bound_field: str, what: str) -> None:
-    """``value`` indexes something of size ``info.data[bound_field]``.
+def _position_below(bound_field: str) -> Any:
+    """The validator of a model's ``position``, which indexes something of the size of its
+    field ``bound_field``. The bound is only checked when it validated itself (it is then in
+    ``info.data``)."""
 
-    The bound is only checked when it validated itself (it is then in ``info.data``).
-    """
-    bound = info.data.get(bound_field)
-    if value is not None and bound is not None and value >= bound:
-        raise _error(ParamsProblem.NOT_BELOW, name=what, bound_name=bound_field, bound=bound)
+    def check(cls: type, value: int | None, info: ValidationInfo) -> int | None:
+        bound = info.data.get(bound_field)
+        if value is not None and bound is not None and value >= bound:
+            raise _error(
+                ParamsProblem.NOT_BELOW, name="position", bound_name=bound_field, bound=bound
+            )
+        return value
+
+    return field_validator("position")(check)
 
 
 def _require_a_future(position: int | None, info: ValidationInfo) -> int | None:
@@ -124,16 +135,9 @@ class EmbeddingPositionalParams(DrillParams):
     d_model: int = _width()  # even: PE pairs sin and cos dimensions
     position: int | None = _optional_index()  # which token's X' is asked
 
-    @field_validator("d_model")
-    @classmethod
-    def _even_width(cls, value: int) -> int:
-        return _require_even(value, "d_model")
+    _even_width = _even("d_model")
 
-    @field_validator("position")
-    @classmethod
-    def _position_in_sentence(cls, value: int | None, info: ValidationInfo) -> int | None:
-        _require_below(value, info, "n", "position")
-        return value
+    _position_in_sentence = _position_below("n")
 
 
 class ProjectionParams(DrillParams):
@@ -148,11 +152,7 @@ class ScoreRowParams(DrillParams):
     d_model: int = _width()  # d_k = d_model (one head); 4 makes √d_k = 2 as in the chapter
     position: int | None = _optional_index()  # whose query row
 
-    @field_validator("position")
-    @classmethod
-    def _position_in_sentence(cls, value: int | None, info: ValidationInfo) -> int | None:
-        _require_below(value, info, "n", "position")
-        return value
+    _position_in_sentence = _position_below("n")
 
 
 class SoftmaxRowParams(DrillParams):
@@ -188,11 +188,7 @@ class AttentionOutputRowParams(DrillParams):
     d_model: int = _width()
     position: int | None = _optional_index()  # whose weight row
 
-    @field_validator("position")
-    @classmethod
-    def _position_in_sentence(cls, value: int | None, info: ValidationInfo) -> int | None:
-        _require_below(value, info, "n", "position")
-        return value
+    _position_in_sentence = _position_below("n")
 
 
 class MultiHeadParams(DrillParams):
@@ -204,10 +200,7 @@ class MultiHeadParams(DrillParams):
     part: Literal["head_output", "concat_projection"] = "concat_projection"
     head: int | None = Field(default=None, ge=1, strict=True)  # 1-based; for head_output
 
-    @field_validator("d_model")
-    @classmethod
-    def _even_width(cls, value: int) -> int:
-        return _require_even(value, "d_model")
+    _even_width = _even("d_model")
 
     @field_validator("n_heads")
     @classmethod
@@ -245,11 +238,7 @@ class CrossAttentionRowParams(DrillParams):
     # output: the cross-attention output row (weights · V); weights: the weight row.
     part: Literal["output", "weights"] = "output"
 
-    @field_validator("position")
-    @classmethod
-    def _position_in_target(cls, value: int | None, info: ValidationInfo) -> int | None:
-        _require_below(value, info, "target_length", "position")
-        return value
+    _position_in_target = _position_below("target_length")
 
 
 class TeacherForcingLossParams(DrillParams):

@@ -6,7 +6,7 @@ rather than from the submodules.
 
 from quizsvc.grading.attempts import score_after_attempts
 from quizsvc.grading.choices import grade_multiple_choice, grade_single_choice
-from quizsvc.grading.errors import N_, REJECTION_PARAMETERS, AnswerRejected, Rejection
+from quizsvc.grading.errors import REJECTION_PARAMETERS, AnswerRejected, Rejection
 from quizsvc.grading.grid import (
     MAX_ANSWER_CELLS,
     ROWS_REJECTION_PARAMETERS,
@@ -38,6 +38,7 @@ from quizsvc.grading.open_answer import (
     suggest_open_score,
 )
 from quizsvc.grading.parse import MAX_ANSWER_CHARS, normalise_typed_number, parse_answer
+from quizsvc.messages import N_
 
 __all__ = [
     "MAX_ANSWER_CELLS",

@@ -6,7 +6,8 @@ import math
 import numbers
 from collections.abc import Collection, Mapping
 
-from quizsvc.grading.errors import N_, AnswerRejected, Rejection
+from quizsvc.grading.errors import AnswerRejected, Rejection
+from quizsvc.messages import N_
 
 
 def grade_single_choice(selected: str | None, correct: str) -> float:

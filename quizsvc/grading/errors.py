@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-
-def N_(template: str) -> str:
-    """Marks an English message template for the interface's translation catalogs (``make
-    translations`` extracts every ``N_("...")``); the template itself is what it returns, so
-    the domain stays free of any translation machinery."""
-    return template
+from quizsvc.messages import require_parameters
 
 
 class Rejection(StrEnum):
@@ -90,13 +85,8 @@ class AnswerRejected(ValueError):
     """
 
     def __init__(self, message: str, code: Rejection | None = None, **params: str | int) -> None:
-        # A translation formats its text with exactly these parameters, so a raise that
-        # forgets one (or adds another) is a programming error, caught where it happens.
-        if code is not None and set(params) != REJECTION_PARAMETERS[code]:
-            raise TypeError(
-                f"AnswerRejected {code.value!r} takes the parameters "
-                f"{sorted(REJECTION_PARAMETERS[code])}, got {sorted(params)}"
-            )
+        if code is not None:
+            require_parameters("AnswerRejected", code, params, REJECTION_PARAMETERS)
         super().__init__(message.format(**params) if code is not None else message)
         self.template = message
         self.code = code

@@ -18,6 +18,7 @@ import numpy as np
 
 from quizsvc.grading.errors import AnswerRejected, Rejection
 from quizsvc.grading.parse import MAX_ANSWER_CHARS, parse_answer
+from quizsvc.messages import require_parameters
 
 # A drill's answer grid is at most a few dozen cells. A matrix sent as rows of numbers
 # becomes text for the grader, which reads at most MAX_ANSWER_CHARS: this many cells of
@@ -206,11 +207,7 @@ class RowsRejected(ValueError):
 
     def __init__(self, message: str, code: RowsRejection, **params: str | int) -> None:
         super().__init__(message)
-        if set(params) != ROWS_REJECTION_PARAMETERS[code]:
-            raise TypeError(
-                f"RowsRejected {code.value!r} takes the parameters "
-                f"{sorted(ROWS_REJECTION_PARAMETERS[code])}, got {sorted(params)}"
-            )
+        require_parameters("RowsRejected", code, params, ROWS_REJECTION_PARAMETERS)
         self.code = code
         self.params = params
 

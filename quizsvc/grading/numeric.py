@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from quizsvc.grading.errors import N_, AnswerRejected, Rejection
+from quizsvc.grading.errors import AnswerRejected, Rejection
 from quizsvc.grading.parse import parse_answer
+from quizsvc.messages import N_
 
 # Answers within this many machine epsilons (relative to the numbers involved) of an
 # interval bound count as inside it.  Without this slack a learner who types a bound

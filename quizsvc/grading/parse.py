@@ -40,7 +40,8 @@ import unicodedata
 
 import numpy as np
 
-from quizsvc.grading.errors import N_, AnswerRejected, Rejection
+from quizsvc.grading.errors import AnswerRejected, Rejection
+from quizsvc.messages import N_
 
 MAX_ANSWER_CHARS = 10_000
 MAX_BRACKET_DEPTH = 2

@@ -9,7 +9,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from quizsvc.grading import N_
+from quizsvc.messages import N_
 
 
 class CheckName(StrEnum):

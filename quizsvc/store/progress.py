@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Select, func, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
@@ -26,6 +27,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from quizsvc.store.models import DrillVariant, QuizAnswer, SkillProgressRecord, Submission
+from quizsvc.store.transactions import locked_row
 
 MASTERY_WEIGHT = 0.5
 
@@ -132,8 +134,7 @@ def _locked_row(
     """The learner's row for ``skill``, created if missing and locked for this transaction.
 
     Created with INSERT ... ON CONFLICT DO NOTHING, so two first attempts at once cannot
-    collide, then locked (FOR UPDATE on PostgreSQL; SQLite's BEGIN IMMEDIATE already
-    serialises writers).
+    collide, then locked (``locked_row``).
     """
     empty = {
         "learner_id": learner_id,
@@ -152,11 +153,11 @@ def _locked_row(
             .values(**empty)
             .on_conflict_do_nothing(index_elements=["learner_id", "skill"])
         )
-    row = session.scalar(
-        select(SkillProgressRecord)
-        .where(SkillProgressRecord.learner_id == learner_id, SkillProgressRecord.skill == skill)
-        .with_for_update()
-        .execution_options(populate_existing=True)
+    row = locked_row(
+        session,
+        select(SkillProgressRecord).where(
+            SkillProgressRecord.learner_id == learner_id, SkillProgressRecord.skill == skill
+        ),
     )
     if row is None:  # another database: no ON CONFLICT
         row = SkillProgressRecord(**empty)
@@ -188,22 +189,31 @@ def progress_for(session: Session, learner_id: int) -> list[SkillProgress]:
     ]
 
 
-def submission_history_query(learner_id: int, limit: int) -> Select:
+def latest_submissions(learner_id: int, limit: int, *columns: Any) -> Select:
+    """``columns`` (of ``Submission`` and ``DrillVariant``) of the learner's latest ``limit``
+    submissions, each with its variant, newest first."""
     # Served by ix_submissions_learner_id_submitted_at, joined on the variants' primary key.
     return (
-        select(
-            Submission.id,
-            DrillVariant.question_id,
-            DrillVariant.skill,
-            Submission.attempt,
-            Submission.score,
-            Submission.submitted_at,
-            Submission.variant_id,
-        )
+        select(*columns)
+        .select_from(Submission)
         .join(DrillVariant, DrillVariant.id == Submission.variant_id)
         .where(Submission.learner_id == learner_id)
         .order_by(Submission.submitted_at.desc(), Submission.id.desc())
         .limit(limit)
+    )
+
+
+def submission_history_query(learner_id: int, limit: int) -> Select:
+    return latest_submissions(
+        learner_id,
+        limit,
+        Submission.id,
+        DrillVariant.question_id,
+        DrillVariant.skill,
+        Submission.attempt,
+        Submission.score,
+        Submission.submitted_at,
+        Submission.variant_id,
     )
 
 

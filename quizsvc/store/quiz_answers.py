@@ -23,9 +23,9 @@ from quizsvc.store.arguments import (
     unit_interval,
 )
 from quizsvc.store.content_versions import content_version_id
-from quizsvc.store.errors import AttemptsExhausted, IdempotencyConflict, NotFound
+from quizsvc.store.errors import AttemptsExhausted, NotFound
 from quizsvc.store.models import QuizAnswer, User
-from quizsvc.store.transactions import write_transaction
+from quizsvc.store.transactions import earlier_answer, write_transaction
 
 
 @dataclass(frozen=True)
@@ -96,22 +96,17 @@ def record_quiz_answer(
         # Serialises this learner's quiz answers, so attempt numbers cannot collide.
         if session.scalar(select(User.id).where(User.id == learner_id).with_for_update()) is None:
             raise NotFound(f"no user with id {learner_id}")
-        existing = session.scalar(
-            select(QuizAnswer).where(
-                QuizAnswer.learner_id == learner_id,
-                QuizAnswer.idempotency_key == idempotency_key,
-            )
+        earlier = earlier_answer(
+            session,
+            QuizAnswer,
+            learner_id=learner_id,
+            idempotency_key=idempotency_key,
+            same=lambda answer: (
+                (answer.question_id, answer.choices, answer.text) == (question_id, choices, text)
+            ),
         )
-        if existing is not None:
-            if (
-                existing.question_id != question_id
-                or existing.choices != choices
-                or existing.text != text
-            ):
-                raise IdempotencyConflict(
-                    f"idempotency key {idempotency_key!r} was already used for another answer"
-                )
-            return quiz_answer_result(existing, replayed=True)
+        if earlier is not None:
+            return quiz_answer_result(earlier, replayed=True)
         used = session.scalar(
             select(func.count(QuizAnswer.id)).where(
                 QuizAnswer.learner_id == learner_id, QuizAnswer.question_id == question_id

@@ -28,6 +28,7 @@ from quizsvc.store.models import (
     Submission,
     User,
 )
+from quizsvc.store.progress import latest_submissions
 
 STUDENT_ROLE = "student"
 DEFAULT_YIELD_PER = 1000
@@ -240,33 +241,25 @@ def submission_count(session: Session, learner_id: int) -> int:
 
 
 def drill_history(session: Session, learner_id: int, limit: int) -> list[Row[Any]]:
-    """The learner's latest ``limit`` submissions with their variants, newest first.
-
-    Served by ``ix_submissions_learner_id_submitted_at``.
-    """
-    return list(
-        session.execute(
-            select(
-                Submission.id,
-                Submission.variant_id,
-                DrillVariant.question_id,
-                DrillVariant.kind,
-                DrillVariant.skill,
-                DrillVariant.seed,
-                Submission.attempt,
-                DrillVariant.attempts_allowed,
-                Submission.answer_text,
-                Submission.raw_score,
-                Submission.penalty_applied,
-                Submission.score,
-                Submission.submitted_at,
-            )
-            .join(DrillVariant, DrillVariant.id == Submission.variant_id)
-            .where(Submission.learner_id == learner_id)
-            .order_by(Submission.submitted_at.desc(), Submission.id.desc())
-            .limit(limit)
-        )
+    """The learner's latest ``limit`` submissions with their variants, newest first."""
+    query = latest_submissions(
+        learner_id,
+        limit,
+        Submission.id,
+        Submission.variant_id,
+        DrillVariant.question_id,
+        DrillVariant.kind,
+        DrillVariant.skill,
+        DrillVariant.seed,
+        Submission.attempt,
+        DrillVariant.attempts_allowed,
+        Submission.answer_text,
+        Submission.raw_score,
+        Submission.penalty_applied,
+        Submission.score,
+        Submission.submitted_at,
     )
+    return list(session.execute(query))
 
 
 def reviews_of(session: Session, answer_id: int) -> list[Row[Any]]:

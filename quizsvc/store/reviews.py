@@ -17,7 +17,7 @@ from quizsvc.store.arguments import aware, require_storable_text, unit_interval
 from quizsvc.store.errors import NotAllowed, NotFound, StaleReview
 from quizsvc.store.models import OpenAnswerReview, QuizAnswer, User
 from quizsvc.store.quiz_answers import QuizAnswerResult, quiz_answer_result
-from quizsvc.store.transactions import write_transaction
+from quizsvc.store.transactions import locked_row, write_transaction
 
 
 @dataclass(frozen=True)
@@ -66,12 +66,7 @@ def record_review(
             raise NotFound(f"no user with id {reviewer_id}")
         if reviewer.role != "instructor":
             raise NotAllowed(f"user {reviewer.name!r} is not an instructor and cannot review")
-        answer = session.scalar(
-            select(QuizAnswer)
-            .where(QuizAnswer.id == answer_id)
-            .with_for_update()
-            .execution_options(populate_existing=True)
-        )
+        answer = locked_row(session, select(QuizAnswer).where(QuizAnswer.id == answer_id))
         if answer is None:
             raise NotFound(f"no quiz answer with id {answer_id}")
         latest = latest_review(session, answer.id)

@@ -30,7 +30,7 @@ from quizsvc.store.errors import (
 )
 from quizsvc.store.jsonvalues import to_json_value
 from quizsvc.store.models import ContentVersion, DrillVariant, Submission, User
-from quizsvc.store.transactions import write_transaction
+from quizsvc.store.transactions import earlier_answer, locked_row, write_transaction
 
 _MAX_SEED = 2**63 - 1
 
@@ -236,29 +236,23 @@ def record_submission(
     cells_json = to_json_value(list(cells))
     now = aware(now)
     with write_transaction(session):
-        variant = session.scalar(
-            select(DrillVariant)
-            .where(DrillVariant.id == variant_id)
-            .with_for_update()
-            .execution_options(populate_existing=True)
-        )
+        variant = locked_row(session, select(DrillVariant).where(DrillVariant.id == variant_id))
         if variant is None:
             raise NotFound(f"no drill variant with id {variant_id}")
         if variant.learner_id != learner_id:
             raise NotYourVariant(f"drill variant {variant_id} was issued to another learner")
 
-        existing = session.scalar(
-            select(Submission).where(
-                Submission.learner_id == learner_id,
-                Submission.idempotency_key == idempotency_key,
-            )
+        earlier = earlier_answer(
+            session,
+            Submission,
+            learner_id=learner_id,
+            idempotency_key=idempotency_key,
+            same=lambda submission: (
+                (submission.variant_id, submission.answer_text) == (variant_id, answer_text)
+            ),
         )
-        if existing is not None:
-            if existing.variant_id != variant_id or existing.answer_text != answer_text:
-                raise IdempotencyConflict(
-                    f"idempotency key {idempotency_key!r} was already used for another answer"
-                )
-            return _submission_result(existing, variant, replayed=True)
+        if earlier is not None:
+            return _submission_result(earlier, variant, replayed=True)
 
         solved = session.scalar(
             select(Submission.id).where(

@@ -80,3 +80,11 @@ def test_paired_shares_divide_each_round_s_reference_by_its_own_timing(benchmark
     reference = iter([1.0, 3.0, 1.0])
     shares = benchmark.paired_shares(lambda: next(timed), lambda: next(reference), 3)
     assert shares == [0.5, 0.75, 1.0]
+
+
+@pytest.mark.parametrize(("warm_up", "calls"), [(True, 4), (False, 3)])
+def test_best_time_calls_once_more_to_warm_up_unless_told_not_to(benchmark, warm_up, calls):
+    made = []
+    seconds = benchmark.best_time(lambda: made.append(1), 3, warm_up=warm_up)
+    assert len(made) == calls
+    assert 0 <= seconds < 1
