@@ -1,7 +1,8 @@
 """Fixtures several test packages share: the database (each test gets an empty database
 holding exactly the models' schema, on SQLite always and on PostgreSQL as well when
 ``TEST_DATABASE_URL`` is set; ``.ci/run`` starts one, and ``make test``'s parallel test
-processes each use a database of their own on it) and the written-out drill kinds."""
+processes each use a database of their own on it; the PostgreSQL cases carry the
+``postgres`` marker) and the written-out drill kinds."""
 
 from __future__ import annotations
 
@@ -15,7 +16,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from quizsvc.store import Base, make_engine, make_session_factory
 
-BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
+BACKENDS = ["sqlite"] + (
+    [pytest.param("postgresql", marks=pytest.mark.postgres)]
+    if os.environ.get("TEST_DATABASE_URL")
+    else []
+)
 
 
 @functools.cache

@@ -5,7 +5,8 @@ Playwright's own browsers cannot be downloaded here, so the tests launch /usr/bi
 (`apt-get install chromium`; `.ci/run` installs it). Without it they skip, except under
 CI=true, where they fail: CI must never pass by skipping them. A failing test saves a
 screenshot and the page's HTML in pytest's temporary directory and names both in the
-failure report ("browser screenshot" section).
+failure report ("browser screenshot" section). Every test here carries the ``browser``
+marker, which ``make test-fast`` leaves out.
 """
 
 from __future__ import annotations
@@ -43,6 +44,15 @@ CHROMIUM_ARGS = [
 TIMEOUT_MS = 10_000
 
 SCREENSHOT_DIR = pytest.StashKey[Path]()
+BROWSER_TESTS = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # A session-wide hook: it sees every collected test, not only this directory's.
+    for item in items:
+        if item.path.is_relative_to(BROWSER_TESTS):
+            item.add_marker(pytest.mark.browser)
 
 
 def in_ci() -> bool:

@@ -311,6 +311,7 @@ def run_quizsvc(
     )
 
 
+@pytest.mark.slow  # run_quizsvc: a Python process of its own
 def test_stdout_by_path_is_the_pipe_stdout_is(db, url, content_dir, bank):
     sessions, _ = db
     args = ("report", "gradebook", "--out", STDOUT_BY_PATH, "--content", str(content_dir))
@@ -319,6 +320,7 @@ def test_stdout_by_path_is_the_pipe_stdout_is(db, url, content_dir, bank):
     assert result.stdout == expected_gradebook(sessions, bank)
 
 
+@pytest.mark.slow  # run_quizsvc: a Python process of its own
 def test_stdout_by_path_appends_to_the_file_stdout_appends_to(db, url, content_dir, bank, out_dir):
     # `quizsvc report gradebook --out /dev/stdout >> log`: replacing the file would lose
     # what the log held before.
@@ -333,6 +335,7 @@ def test_stdout_by_path_appends_to_the_file_stdout_appends_to(db, url, content_d
     assert [p.name for p in out_dir.iterdir()] == ["log"]
 
 
+@pytest.mark.slow  # run_quizsvc: a Python process of its own
 def test_stderr_by_path_appends_to_the_file_stderr_appends_to(db, url, content_dir, bank, out_dir):
     sessions, _ = db
     log = out_dir / "log"
@@ -344,6 +347,7 @@ def test_stderr_by_path_appends_to_the_file_stderr_appends_to(db, url, content_d
     assert log.read_bytes() == b"earlier lines\n" + expected_gradebook(sessions, bank)
 
 
+@pytest.mark.slow  # run_quizsvc: a Python process of its own
 def test_a_reader_that_went_away_ends_the_export_with_status_1_and_no_traceback(
     db, url, content_dir
 ):

@@ -321,6 +321,7 @@ def test_a_sqlite_directory_that_cannot_be_created_is_named(tmp_path):
     )
 
 
+@pytest.mark.slow  # a Python process of its own
 @pytest.mark.parametrize(
     "args", [("user", "create", "bob", "--role", "student"), ("user", "password", "ada")]
 )
