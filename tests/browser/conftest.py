@@ -27,7 +27,6 @@ from sqlalchemy.orm import Session, sessionmaker
 from werkzeug.serving import make_server
 
 from quizsvc import store
-from quizsvc.store import migrate
 from quizsvc.web import create_app
 
 CHROMIUM = "/usr/bin/chromium"
@@ -106,10 +105,8 @@ def app_config() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def live_server(tmp_path_factory, app_config) -> Iterator[LiveServer]:
-    database = tmp_path_factory.mktemp("browser-db") / "quizsvc.sqlite3"
-    url = f"sqlite:///{database}"
-    migrate.upgrade(url)
+def live_server(tmp_path_factory, app_config, new_migrated_sqlite) -> Iterator[LiveServer]:
+    url = new_migrated_sqlite(tmp_path_factory.mktemp("browser-db") / "quizsvc.sqlite3")
     app = create_app({"SECRET_KEY": secrets.token_hex(32), "DATABASE_URL": url, **app_config})
     server = make_server("127.0.0.1", 0, app, threaded=True)  # port 0: a free one
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)

@@ -21,13 +21,12 @@ from sqlalchemy.exc import OperationalError
 import quizsvc.reports
 from quizsvc.cli import main
 from quizsvc.reports import UTF8_BOM, events_csv_chunks, gradebook_csv_chunks
-from quizsvc.store import make_engine, make_session_factory, migrate
+from quizsvc.store import make_engine, make_session_factory
 
 
 @pytest.fixture
-def url(empty_db_url: str) -> str:
-    migrate.upgrade(empty_db_url)
-    return empty_db_url
+def url(migrated_db_url: str) -> str:
+    return migrated_db_url
 
 
 @pytest.fixture
