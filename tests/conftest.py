@@ -8,6 +8,7 @@ migrated SQLite file, cheap password hashes, and the written-out drill kinds."""
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from cheap_hashes import hash_passwords_cheaply
+from content_trees import write_content
 from sqlalchemy import Engine, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -146,9 +148,18 @@ def new_migrated_sqlite(migrated_sqlite_template: Path) -> Callable[[Path], str]
 
 
 @pytest.fixture
+def make_content(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
+    """``make_content(files)`` writes ``{relative path: text or bytes}`` under a fresh
+    content directory and returns it; a ``ch/chapter.yaml`` is added when the tree uses
+    ``ch/`` without one, so each test spells out only the files it is about."""
+    counter = itertools.count()
+    return lambda files: write_content(tmp_path / f"content{next(counter)}", files)
+
+
+@pytest.fixture
 def cheap_password_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Users created during the test get cheap password hashes (see cheap_hashes.py); the
-    web and store tests use this throughout."""
+    """Users created during the test get cheap password hashes (see cheap_hashes.py): the
+    web and store tests use this throughout, the reports tests for their seeded users."""
     hash_passwords_cheaply(monkeypatch)
 
 
