@@ -5,7 +5,7 @@ PORT ?= 8000
 # test processes (pytest-xdist): one per core; TEST_WORKERS=0 runs the suite in this process
 TEST_WORKERS ?= auto
 
-.PHONY: run test bench bench-service example translations clean
+.PHONY: run test test-fast bench bench-service example translations clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -33,10 +33,18 @@ run: $(VENV)/.installed-run
 	QUIZSVC_SECRET_KEY="$$(cat instance/secret_key)" $(BIN)/gunicorn --bind 127.0.0.1:$(PORT) \
 		--workers 1 --threads 8 --access-logfile - 'quizsvc.web:create_app()'
 
+# make test: ruff, then every test (browser ones included; `bash .ci/run` runs this against
+# PostgreSQL as well). make test-fast: the inner loop, under a minute on 2 cores: ruff check
+# and every test but those marked browser, postgres or slow (pyproject.toml lists the
+# markers). pytest exits 5 when it selects no test: a failure here like any other.
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest --numprocesses $(TEST_WORKERS)
+
+test-fast: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest --numprocesses $(TEST_WORKERS) -m "not browser and not postgres and not slow"
 
 # The interface's gettext catalogs (quizsvc/web/translations), after a text in the code or a
 # template changed: the msgids extracted anew (babel.cfg), each catalog updated to them (a new

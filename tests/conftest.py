@@ -1,21 +1,33 @@
 """Fixtures several test packages share: the database (each test gets an empty database
 holding exactly the models' schema, on SQLite always and on PostgreSQL as well when
 ``TEST_DATABASE_URL`` is set; ``.ci/run`` starts one, and ``make test``'s parallel test
-processes each use a database of their own on it) and the written-out drill kinds."""
+processes each use a database of their own on it; the PostgreSQL cases carry the
+``postgres`` marker; on SQLite a copy of a template made once per test process), a fresh
+migrated SQLite file, cheap password hashes, and the written-out drill kinds."""
 
 from __future__ import annotations
 
 import functools
+import itertools
 import os
-from collections.abc import Iterator
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import closing
+from pathlib import Path
 
 import pytest
+from cheap_hashes import hash_passwords_cheaply
+from content_trees import write_content
 from sqlalchemy import Engine, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
-from quizsvc.store import Base, make_engine, make_session_factory
+from quizsvc.store import Base, make_engine, make_session_factory, migrate
 
-BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
+BACKENDS = ["sqlite"] + (
+    [pytest.param("postgresql", marks=pytest.mark.postgres)]
+    if os.environ.get("TEST_DATABASE_URL")
+    else []
+)
 
 
 @functools.cache
@@ -60,10 +72,25 @@ def empty_db_url(request: pytest.FixtureRequest, tmp_path) -> str:
 
 
 @pytest.fixture
-def engine(empty_db_url: str) -> Iterator[Engine]:
+def migrated_db_url(empty_db_url: str, new_migrated_sqlite: Callable[[Path], str]) -> str:
+    """A database the migrations brought to head, with nothing in it: on SQLite a copy of
+    the migrated template, on PostgreSQL migrated afresh."""
+    url = make_url(empty_db_url)
+    if url.get_backend_name() == "sqlite":
+        return new_migrated_sqlite(Path(url.database))
+    migrate.upgrade(empty_db_url)
+    return empty_db_url
+
+
+@pytest.fixture
+def engine(empty_db_url: str, models_sqlite_template: Path) -> Iterator[Engine]:
     """An engine on a database holding exactly the models' schema, and nothing in it."""
-    engine = make_engine(empty_db_url)
-    Base.metadata.create_all(engine)
+    url = make_url(empty_db_url)
+    if url.get_backend_name() == "sqlite":
+        engine = make_engine(_copy_sqlite(models_sqlite_template, Path(url.database)))
+    else:
+        engine = make_engine(empty_db_url)
+        Base.metadata.create_all(engine)
     yield engine
     engine.dispose()
 
@@ -71,6 +98,69 @@ def engine(empty_db_url: str) -> Iterator[Engine]:
 @pytest.fixture
 def session_factory(engine: Engine) -> sessionmaker[Session]:
     return make_session_factory(engine)
+
+
+# SQLite templates, made once per test process and copied for each test that asks: creating
+# the schema (or running Alembic) for every test would cost more than most tests do.
+
+
+def _copy_sqlite(source: Path, target: Path) -> str:
+    """Copy the SQLite database at ``source`` to ``target`` (its directories created); the
+    copy's URL."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # SQLite's backup copies the database whole, whatever its write-ahead log holds.
+    with closing(sqlite3.connect(source)) as original, closing(sqlite3.connect(target)) as copy:
+        original.backup(copy)
+    return f"sqlite:///{target}"
+
+
+@pytest.fixture(scope="session")
+def copy_sqlite() -> Callable[[Path, Path], str]:
+    """``copy_sqlite(source, target)``: a copy of the SQLite database ``source`` at
+    ``target`` (its directories created); the copy's URL. For templates of one's own."""
+    return _copy_sqlite
+
+
+@pytest.fixture(scope="session")
+def models_sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file holding the models' schema (create_all), for the ``engine`` fixture."""
+    path = tmp_path_factory.mktemp("models") / "template.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    Base.metadata.create_all(engine)
+    engine.dispose()
+    return path
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file the real migrations brought to head (the migration tests migrate
+    empty databases of their own)."""
+    path = tmp_path_factory.mktemp("migrated") / "template.sqlite3"
+    migrate.upgrade(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def new_migrated_sqlite(migrated_sqlite_template: Path) -> Callable[[Path], str]:
+    """``new_migrated_sqlite(path)`` writes a copy of the migrated template to ``path`` and
+    returns its URL: a fresh database per call."""
+    return functools.partial(_copy_sqlite, migrated_sqlite_template)
+
+
+@pytest.fixture
+def make_content(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
+    """``make_content(files)`` writes ``{relative path: text or bytes}`` under a fresh
+    content directory and returns it; a ``ch/chapter.yaml`` is added when the tree uses
+    ``ch/`` without one, so each test spells out only the files it is about."""
+    counter = itertools.count()
+    return lambda files: write_content(tmp_path / f"content{next(counter)}", files)
+
+
+@pytest.fixture
+def cheap_password_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Users created during the test get cheap password hashes (see cheap_hashes.py): the
+    web and store tests use this throughout, the reports tests for their seeded users."""
+    hash_passwords_cheaply(monkeypatch)
 
 
 @pytest.fixture(scope="session")

@@ -5,23 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bank_samples import OPEN_QUESTION
 from click.testing import CliRunner
 
 from quizsvc import cli, settings
-
-GOOD = """\
-questions:
-  - id: o1
-    type: open
-    tags: [multi_head]
-    prompt: {zh: 为什么, en: Why}
-    reference_answer: {zh: 因为, en: Because}
-    rubric:
-      - key: heads
-        weight: 1
-        description: {zh: 头, en: heads}
-        phrases: {zh: [头], en: [head]}
-"""
 
 
 @pytest.fixture(autouse=True)
@@ -35,7 +22,7 @@ def run(*args: str):
 
 
 def test_valid_content_prints_a_summary(make_content) -> None:
-    root = make_content({"ch/q.yaml": GOOD})
+    root = make_content({"ch/q.yaml": OPEN_QUESTION})
     result = run(str(root))
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
@@ -51,7 +38,7 @@ def test_valid_content_prints_a_summary(make_content) -> None:
 def test_each_error_is_printed_as_file_line_path_message(make_content) -> None:
     root = make_content(
         {
-            "ch/q.yaml": GOOD.replace("en: Because", "en: Because, fr: Parce que"),
+            "ch/q.yaml": OPEN_QUESTION.replace("en: Because", "en: Because, fr: Parce que"),
             "ch/bad.yaml": "questions:\n  - id: o2\n    prompt: a: b\n",
             "ch/empty.yaml": "",
         }
@@ -94,7 +81,7 @@ def test_default_directory_is_the_repository_content() -> None:
 def test_the_default_directory_is_the_web_app_s_content_dir_when_set(
     make_content, monkeypatch
 ) -> None:
-    root = make_content({"ch/q.yaml": GOOD})
+    root = make_content({"ch/q.yaml": OPEN_QUESTION})
     monkeypatch.setenv("QUIZSVC_CONTENT_DIR", str(root))
     result = run()
     assert result.exit_code == 0, result.output
@@ -108,7 +95,7 @@ def test_missing_directory_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_a_yaml_name_that_is_not_a_file_is_printed_as_an_error(make_content) -> None:
-    root = make_content({"ch/q.yaml": GOOD})
+    root = make_content({"ch/q.yaml": OPEN_QUESTION})
     (root / "ch" / "extra.yaml").mkdir()
     result = run(str(root))
     assert result.exit_code == 1

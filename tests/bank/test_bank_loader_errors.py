@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from bank_samples import OPEN_QUESTION
 from pydantic import BaseModel
 
 from quizsvc.bank import BankError, ContentError, files, load_bank
@@ -54,46 +55,62 @@ def only(errors: list[ContentError]) -> ContentError:
     return errors[0]
 
 
+ErrorOf = Callable[[str, str], ContentError]
+
+
+def error_of(content_errors: Errors, file: str, valid: str) -> ErrorOf:
+    def error(old: str, new: str) -> ContentError:
+        assert old in valid, old
+        return only(content_errors({file: valid.replace(old, new)}))
+
+    return error
+
+
+@pytest.fixture
+def single_choice_error(content_errors: Errors) -> ErrorOf:
+    """The one error of ch/q.yaml holding SINGLE_CHOICE with ``old`` replaced by ``new``."""
+    return error_of(content_errors, "ch/q.yaml", SINGLE_CHOICE)
+
+
+@pytest.fixture
+def drill_error(content_errors: Errors) -> ErrorOf:
+    """The one error of ch/d.yaml holding DRILL with ``old`` replaced by ``new``."""
+    return error_of(content_errors, "ch/d.yaml", DRILL)
+
+
 def test_valid_single_choice_file_loads(make_content, drill_kinds) -> None:
     # The baseline for the mutations below: without the mutation it is valid.
     bank = load_bank(make_content({"ch/q.yaml": SINGLE_CHOICE, "ch/d.yaml": DRILL}), drill_kinds)
     assert set(bank.questions) == {"q1", "d1"}
 
 
-def test_unknown_key(content_errors: Errors) -> None:
-    text = SINGLE_CHOICE.replace(
+def test_unknown_key(single_choice_error: ErrorOf) -> None:
+    assert single_choice_error(
         "    correct: B\n", "    correct: B\n    hint: {zh: 提示, en: Hint}\n"
-    )
-    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
-        "ch/q.yaml", "questions[0].hint", 12, "unknown key 'hint'"
-    )
+    ) == ContentError("ch/q.yaml", "questions[0].hint", 12, "unknown key 'hint'")
 
 
-def test_unknown_key_deep_inside_a_choice(content_errors: Errors) -> None:
-    text = SINGLE_CHOICE.replace("en: second}", "en: second, fr: deuxième}")
-    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+def test_unknown_key_deep_inside_a_choice(single_choice_error: ErrorOf) -> None:
+    assert single_choice_error("en: second}", "en: second, fr: deuxième}") == ContentError(
         "ch/q.yaml", "questions[0].choices[1].text.fr", 10, "unknown key 'fr'"
     )
 
 
-def test_missing_english_text(content_errors: Errors) -> None:
-    text = SINGLE_CHOICE.replace("text: {zh: 乙, en: second}", "text: {zh: 乙}")
+def test_missing_english_text(single_choice_error: ErrorOf) -> None:
     # en does not exist, so the line is that of the deepest key that does: text.
-    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+    assert single_choice_error("text: {zh: 乙, en: second}", "text: {zh: 乙}") == ContentError(
         "ch/q.yaml", "questions[0].choices[1].text.en", 10, "missing required key 'en'"
     )
 
 
-def test_blank_text_is_as_bad_as_missing_text(content_errors: Errors) -> None:
-    text = SINGLE_CHOICE.replace("prompt: {zh: 问题, en: Question}", "prompt: {zh: 问题, en: '  '}")
-    error = only(content_errors({"ch/q.yaml": text}))
+def test_blank_text_is_as_bad_as_missing_text(single_choice_error: ErrorOf) -> None:
+    error = single_choice_error("prompt: {zh: 问题, en: Question}", "prompt: {zh: 问题, en: '  '}")
     assert (error.file, error.path, error.line) == ("ch/q.yaml", "questions[0].prompt.en", 5)
     assert "empty" in error.message
 
 
-def test_correct_choice_not_among_choices(content_errors: Errors) -> None:
-    text = SINGLE_CHOICE.replace("correct: B", "correct: E")
-    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+def test_correct_choice_not_among_choices(single_choice_error: ErrorOf) -> None:
+    assert single_choice_error("correct: B", "correct: E") == ContentError(
         "ch/q.yaml",
         "questions[0].correct",
         11,
@@ -196,39 +213,34 @@ def test_correct_in_a_multiple_choice_question_says_how_it_marks_them(
     )
 
 
-def test_unknown_question_type(content_errors: Errors) -> None:
-    text = SINGLE_CHOICE.replace("type: single_choice", "type: essay")
-    error = only(content_errors({"ch/q.yaml": text}))
+def test_unknown_question_type(single_choice_error: ErrorOf) -> None:
+    error = single_choice_error("type: single_choice", "type: essay")
     assert (error.file, error.path, error.line) == ("ch/q.yaml", "questions[0].type", 3)
     assert error.message.startswith("unknown type 'essay'; expected one of")
     assert "'single_choice'" in error.message
 
 
-def test_missing_question_type(content_errors: Errors) -> None:
-    text = SINGLE_CHOICE.replace("    type: single_choice\n", "")
+def test_missing_question_type(single_choice_error: ErrorOf) -> None:
     # The question's mapping starts on line 2 (the "- id:" line).
-    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+    assert single_choice_error("    type: single_choice\n", "") == ContentError(
         "ch/q.yaml", "questions[0].type", 2, "missing required key 'type'"
     )
 
 
-def test_unknown_drill_kind(content_errors: Errors) -> None:
-    text = DRILL.replace("kind: projection", "kind: telepathy")
-    error = only(content_errors({"ch/d.yaml": text}))
+def test_unknown_drill_kind(drill_error: ErrorOf) -> None:
+    error = drill_error("kind: projection", "kind: telepathy")
     assert (error.file, error.path, error.line) == ("ch/d.yaml", "questions[0].kind", 4)
     assert error.message.startswith("unknown drill kind 'telepathy'; known kinds: add_norm, ")
 
 
-def test_bad_drill_param_value(content_errors: Errors) -> None:
-    text = DRILL.replace("n: 3", "n: 0")
-    error = only(content_errors({"ch/d.yaml": text}))
+def test_bad_drill_param_value(drill_error: ErrorOf) -> None:
+    error = drill_error("n: 3", "n: 0")
     assert (error.file, error.path, error.line) == ("ch/d.yaml", "questions[0].params.n", 8)
     assert error.message == "Input should be greater than or equal to 1 (got 0)"
 
 
-def test_unknown_drill_param(content_errors: Errors) -> None:
-    text = DRILL.replace("n: 3", "heads: 2")
-    assert only(content_errors({"ch/d.yaml": text})) == ContentError(
+def test_unknown_drill_param(drill_error: ErrorOf) -> None:
+    assert drill_error("n: 3", "heads: 2") == ContentError(
         "ch/d.yaml", "questions[0].params.heads", 8, "unknown key 'heads'"
     )
 
@@ -423,10 +435,9 @@ def test_characters_a_chinese_input_method_types_in_place_of_yaml_syntax(
     assert error.message.startswith(f"{explanation} (YAML syntax error: ")
 
 
-def test_a_question_mark_in_a_text_inside_braces(content_errors: Errors) -> None:
+def test_a_question_mark_in_a_text_inside_braces(single_choice_error: ErrorOf) -> None:
     # PyYAML ends a text inside { } at a '?'; line 5 is the prompt's
-    text = SINGLE_CHOICE.replace("en: Question}", "en: Why scale?}")
-    error = only(content_errors({"ch/q.yaml": text}))
+    error = single_choice_error("en: Question}", "en: Why scale?}")
     assert (error.file, error.path, error.line) == ("ch/q.yaml", "questions[0].prompt", 5)
     assert error.message == (
         "a '?' in a text inside { } or [ ]: put the text in quotes, en: \"Why ...?\""
@@ -434,10 +445,9 @@ def test_a_question_mark_in_a_text_inside_braces(content_errors: Errors) -> None
     )
 
 
-def test_a_comma_in_a_text_inside_braces(content_errors: Errors) -> None:
+def test_a_comma_in_a_text_inside_braces(single_choice_error: ErrorOf) -> None:
     # "second" becomes a key of its own, without a value; line 10 is choice B's text
-    text = SINGLE_CHOICE.replace("en: second}", "en: first, second}")
-    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+    assert single_choice_error("en: second}", "en: first, second}") == ContentError(
         "ch/q.yaml",
         "questions[0].choices[1].text.second",
         10,
@@ -445,8 +455,9 @@ def test_a_comma_in_a_text_inside_braces(content_errors: Errors) -> None:
         " (a comma inside { } starts a new key: put a text with a comma in quotes)",
     )
     # a key with a value, or outside braces, is a plain unknown key
-    text = SINGLE_CHOICE.replace("en: second}", "en: second, note: x}")
-    assert only(content_errors({"ch/q.yaml": text})).message == "unknown key 'note'"
+    assert (
+        single_choice_error("en: second}", "en: second, note: x}").message == "unknown key 'note'"
+    )
 
 
 def test_a_file_larger_than_the_limit_is_not_parsed(content_errors: Errors) -> None:
@@ -530,9 +541,8 @@ def test_editor_backups_and_notes_are_not_content(make_content, drill_kinds, nam
     assert list(load_bank(root, drill_kinds).questions) == ["q1"]
 
 
-def test_control_character(content_errors: Errors) -> None:
-    text = SINGLE_CHOICE.replace("en: Because", "en: Because\x07")
-    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+def test_control_character(single_choice_error: ErrorOf) -> None:
+    assert single_choice_error("en: Because", "en: Because\x07") == ContentError(
         "ch/q.yaml", "", 12, "invalid character U+0007: special characters are not allowed"
     )
 
@@ -552,25 +562,24 @@ def test_bad_yaml_values_are_content_errors(content_errors: Errors, value: str) 
     assert error.message.startswith("invalid YAML value: ")
 
 
-def test_duplicate_yaml_key(content_errors: Errors) -> None:
-    text = SINGLE_CHOICE.replace("    correct: B\n", "    correct: B\n    correct: A\n")
-    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+def test_duplicate_yaml_key(single_choice_error: ErrorOf) -> None:
+    assert single_choice_error(
+        "    correct: B\n", "    correct: B\n    correct: A\n"
+    ) == ContentError(
         "ch/q.yaml", "questions[0].correct", 12, "duplicate key 'correct' (first on line 11)"
     )
 
 
-def test_unknown_key_named_like_the_question_type(content_errors: Errors) -> None:
+def test_unknown_key_named_like_the_question_type(single_choice_error: ErrorOf) -> None:
     # Pydantic puts the type ("single_choice") in the error location; it must not be
     # mistaken for this key, or the other way round.
-    text = SINGLE_CHOICE.replace("    correct: B\n", "    correct: B\n    single_choice: 1\n")
-    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
-        "ch/q.yaml", "questions[0].single_choice", 12, "unknown key 'single_choice'"
-    )
+    assert single_choice_error(
+        "    correct: B\n", "    correct: B\n    single_choice: 1\n"
+    ) == ContentError("ch/q.yaml", "questions[0].single_choice", 12, "unknown key 'single_choice'")
 
 
-def test_yaml_boolean_key(content_errors: Errors) -> None:
-    text = SINGLE_CHOICE.replace("    correct: B\n", "    correct: B\n    on: 1\n")
-    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+def test_yaml_boolean_key(single_choice_error: ErrorOf) -> None:
+    assert single_choice_error("    correct: B\n", "    correct: B\n    on: 1\n") == ContentError(
         "ch/q.yaml",
         "questions[0].on",
         12,
@@ -710,33 +719,30 @@ def test_two_chapters_with_the_same_order(content_errors: Errors) -> None:
     )
 
 
-def test_numeric_answer_errors_point_at_the_cell(content_errors: Errors) -> None:
-    numeric = """\
+# Lines: 1 questions, 2 id, 3 type, 4 tags, 5 prompt, 6 answer, 7 explanation.
+NUMERIC = """\
 questions:
   - id: n1
     type: numeric
     tags: [softmax]
     prompt: {zh: 算, en: Compute}
-    answer:
-      - [1, 2]
-      - [3, yes]
+    answer: [[1, 2], [3, 4]]
     explanation: {zh: 解, en: Why}
 """
+
+
+def test_numeric_answer_errors_point_at_the_cell(content_errors: Errors) -> None:
+    # the answer's rows on lines 7 and 8
+    numeric = NUMERIC.replace(
+        "answer: [[1, 2], [3, 4]]", "answer:\n      - [1, 2]\n      - [3, yes]"
+    )
     error = only(content_errors({"ch/n.yaml": numeric}))
     assert (error.path, error.line) == ("questions[0].answer[1][1]", 8)
     assert error.message == "expected a number, got True"
 
 
 def test_ragged_numeric_matrix(content_errors: Errors) -> None:
-    numeric = """\
-questions:
-  - id: n1
-    type: numeric
-    tags: [softmax]
-    prompt: {zh: 算, en: Compute}
-    answer: [[1, 2], [3]]
-    explanation: {zh: 解, en: Why}
-"""
+    numeric = NUMERIC.replace("[3, 4]]", "[3]]")
     assert only(content_errors({"ch/n.yaml": numeric})) == ContentError(
         "ch/n.yaml",
         "questions[0].answer[1]",
@@ -767,23 +773,8 @@ questions:
 
 
 def test_duplicate_rubric_key(content_errors: Errors) -> None:
-    text = """\
-questions:
-  - id: o1
-    type: open
-    tags: [multi_head]
-    prompt: {zh: 为什么, en: Why}
-    reference_answer: {zh: 因为, en: Because}
-    rubric:
-      - key: heads
-        weight: 1
-        description: {zh: 头, en: heads}
-        phrases: {zh: [头], en: [head]}
-      - key: heads
-        weight: 1
-        description: {zh: 头, en: heads}
-        phrases: {zh: [头], en: [head]}
-"""
+    rubric_point = OPEN_QUESTION.split("    rubric:\n")[1]
+    text = OPEN_QUESTION + rubric_point  # a second point, lines 12-15
     assert only(content_errors({"ch/o.yaml": text})) == ContentError(
         "ch/o.yaml",
         "questions[0].rubric[1].key",
@@ -872,8 +863,9 @@ def test_one_error_is_one_content_error(make_content, drill_kinds) -> None:
     assert str(caught.value).startswith("1 content error\n")
 
 
-def test_a_long_bad_value_is_quoted_shortened_to_sixty_characters(content_errors: Errors) -> None:
-    text = SINGLE_CHOICE.replace("  - id: q1", "  - id: " + "a" * 101)
-    error = only(content_errors({"ch/q.yaml": text}))
+def test_a_long_bad_value_is_quoted_shortened_to_sixty_characters(
+    single_choice_error: ErrorOf,
+) -> None:
+    error = single_choice_error("  - id: q1", "  - id: " + "a" * 101)
     quoted = error.message[error.message.index("'") : error.message.rindex("...") + 3]
     assert len(quoted) == 60 and quoted.startswith("'aaa")

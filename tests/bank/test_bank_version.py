@@ -2,56 +2,54 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+from bank_samples import OPEN_QUESTION
+
 from quizsvc.bank import content_version, load_bank
 
-QUESTIONS = """\
-questions:
-  - id: o1
-    type: open
-    tags: [multi_head]
-    prompt: {zh: 为什么, en: Why}
-    reference_answer: {zh: 因为, en: Because}
-    rubric:
-      - key: heads
-        weight: 1
-        description: {zh: 头, en: heads}
-        phrases: {zh: [头], en: [head]}
-"""
+VersionOf = Callable[[dict[str, str]], str]
 
 
-def test_identical_trees_have_identical_versions(make_content, drill_kinds) -> None:
-    first = load_bank(make_content({"ch/q.yaml": QUESTIONS}), drill_kinds)
-    second = load_bank(make_content({"ch/q.yaml": QUESTIONS}), drill_kinds)
-    assert first.version == second.version
-    assert len(first.version) == 64 and int(first.version, 16) >= 0
+@pytest.fixture
+def version_of(make_content, drill_kinds) -> VersionOf:
+    """The version of the bank loaded from a fresh content tree of these files."""
+    return lambda files: load_bank(make_content(files), drill_kinds).version
 
 
-def test_changing_one_byte_changes_the_version(make_content, drill_kinds) -> None:
-    before = load_bank(make_content({"ch/q.yaml": QUESTIONS}), drill_kinds)
-    after = load_bank(make_content({"ch/q.yaml": QUESTIONS.replace("因为", "所以")}), drill_kinds)
-    assert before.version != after.version
+def test_identical_trees_have_identical_versions(version_of: VersionOf) -> None:
+    first = version_of({"ch/q.yaml": OPEN_QUESTION})
+    second = version_of({"ch/q.yaml": OPEN_QUESTION})
+    assert first == second
+    assert len(first) == 64 and int(first, 16) >= 0
 
 
-def test_a_comment_is_a_change_too(make_content, drill_kinds) -> None:
+def test_changing_one_byte_changes_the_version(version_of: VersionOf) -> None:
+    before = version_of({"ch/q.yaml": OPEN_QUESTION})
+    after = version_of({"ch/q.yaml": OPEN_QUESTION.replace("因为", "所以")})
+    assert before != after
+
+
+def test_a_comment_is_a_change_too(version_of: VersionOf) -> None:
     # The version is over bytes, not meaning: it must be cheap and unambiguous.
-    before = load_bank(make_content({"ch/q.yaml": QUESTIONS}), drill_kinds)
-    after = load_bank(make_content({"ch/q.yaml": QUESTIONS + "# reviewed\n"}), drill_kinds)
-    assert before.version != after.version
+    before = version_of({"ch/q.yaml": OPEN_QUESTION})
+    after = version_of({"ch/q.yaml": OPEN_QUESTION + "# reviewed\n"})
+    assert before != after
 
 
-def test_renaming_a_file_changes_the_version(make_content, drill_kinds) -> None:
-    before = load_bank(make_content({"ch/q.yaml": QUESTIONS}), drill_kinds)
-    after = load_bank(make_content({"ch/open.yaml": QUESTIONS}), drill_kinds)
-    assert before.version != after.version
+def test_renaming_a_file_changes_the_version(version_of: VersionOf) -> None:
+    before = version_of({"ch/q.yaml": OPEN_QUESTION})
+    after = version_of({"ch/open.yaml": OPEN_QUESTION})
+    assert before != after
 
 
-def test_non_yaml_and_hidden_files_are_not_content(make_content, drill_kinds) -> None:
-    before = load_bank(make_content({"ch/q.yaml": QUESTIONS}), drill_kinds)
-    after = load_bank(
-        make_content({"ch/q.yaml": QUESTIONS, "ch/notes.md": "draft", "ch/.draft.yaml": "a: [b"}),
-        drill_kinds,
+def test_non_yaml_and_hidden_files_are_not_content(version_of: VersionOf) -> None:
+    before = version_of({"ch/q.yaml": OPEN_QUESTION})
+    after = version_of(
+        {"ch/q.yaml": OPEN_QUESTION, "ch/notes.md": "draft", "ch/.draft.yaml": "a: [b"}
     )
-    assert before.version == after.version
+    assert before == after
 
 
 def test_version_does_not_depend_on_listing_order() -> None:

@@ -5,7 +5,8 @@ Playwright's own browsers cannot be downloaded here, so the tests launch /usr/bi
 (`apt-get install chromium`; `.ci/run` installs it). Without it they skip, except under
 CI=true, where they fail: CI must never pass by skipping them. A failing test saves a
 screenshot and the page's HTML in pytest's temporary directory and names both in the
-failure report ("browser screenshot" section).
+failure report ("browser screenshot" section). Every test here carries the ``browser``
+marker, which ``make test-fast`` leaves out.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from sqlalchemy.orm import Session, sessionmaker
 from werkzeug.serving import make_server
 
 from quizsvc import store
-from quizsvc.store import migrate
 from quizsvc.web import create_app
 
 CHROMIUM = "/usr/bin/chromium"
@@ -43,6 +43,15 @@ CHROMIUM_ARGS = [
 TIMEOUT_MS = 10_000
 
 SCREENSHOT_DIR = pytest.StashKey[Path]()
+BROWSER_TESTS = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # A session-wide hook: it sees every collected test, not only this directory's.
+    for item in items:
+        if item.path.is_relative_to(BROWSER_TESTS):
+            item.add_marker(pytest.mark.browser)
 
 
 def in_ci() -> bool:
@@ -96,10 +105,8 @@ def app_config() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def live_server(tmp_path_factory, app_config) -> Iterator[LiveServer]:
-    database = tmp_path_factory.mktemp("browser-db") / "quizsvc.sqlite3"
-    url = f"sqlite:///{database}"
-    migrate.upgrade(url)
+def live_server(tmp_path_factory, app_config, new_migrated_sqlite) -> Iterator[LiveServer]:
+    url = new_migrated_sqlite(tmp_path_factory.mktemp("browser-db") / "quizsvc.sqlite3")
     app = create_app({"SECRET_KEY": secrets.token_hex(32), "DATABASE_URL": url, **app_config})
     server = make_server("127.0.0.1", 0, app, threaded=True)  # port 0: a free one
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)

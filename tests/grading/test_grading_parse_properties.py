@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -88,6 +89,7 @@ def _write_bracketed(draw: st.DrawFn, written: list[list[str]]) -> str:
     return text
 
 
+@pytest.mark.slow  # 300 examples take seconds
 @settings(max_examples=300, deadline=None)
 @given(written_matrices())
 def test_any_written_matrix_reads_back_bit_for_bit(case: tuple[list[list[float]], str]) -> None:
@@ -112,6 +114,7 @@ def _check_reads_or_rejects(text: str) -> None:
     assert not np.isnan(parsed).any()
 
 
+@pytest.mark.slow  # 300 examples take seconds
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=200))
 def test_arbitrary_text_is_read_or_rejected_never_crashes(text: str) -> None:

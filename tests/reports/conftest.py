@@ -24,35 +24,25 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import cache
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from content_trees import write_content
 from sqlalchemy.orm import Session, sessionmaker
 
 from quizsvc.bank import Bank, load_bank
 from quizsvc.drills import drill_param_models
 from quizsvc.store import (
     create_user,
-    hash_password,
     issue_variant,
     record_quiz_answer,
     record_review,
     record_submission,
 )
-from quizsvc.store import users as store_users
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 PASSWORD = "correct horse"
-
-CHAPTER_YAML = """\
-id: ch
-order: 1
-title:
-  zh: 章节
-  en: Chapter
-"""
 
 # Loaded before questions.yaml (files load in name order): the bank's order is d-scores,
 # d-softmax, d-scores-2, q-single, q-multi, q-open.
@@ -119,17 +109,12 @@ CELLS = [{"row": 0, "col": 0, "expected": float("-inf"), "given": float("-inf"),
 DRILL_ANSWER = "-inf, 0.5"
 
 
-def write_content(directory: Path) -> Path:
-    (directory / "ch").mkdir(parents=True)
-    (directory / "ch" / "chapter.yaml").write_text(CHAPTER_YAML, encoding="utf-8")
-    (directory / "ch" / "drills.yaml").write_text(DRILLS_YAML, encoding="utf-8")
-    (directory / "ch" / "questions.yaml").write_text(QUESTIONS_YAML, encoding="utf-8")
-    return directory
-
-
 @pytest.fixture(scope="session")
 def content_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_content(tmp_path_factory.mktemp("content"))
+    return write_content(
+        tmp_path_factory.mktemp("reports") / "content",
+        {"ch/drills.yaml": DRILLS_YAML, "ch/questions.yaml": QUESTIONS_YAML},
+    )
 
 
 @pytest.fixture(scope="session")
@@ -140,17 +125,6 @@ def bank(content_dir: Path) -> Bank:
 @pytest.fixture
 def sessions(session_factory: sessionmaker[Session]) -> sessionmaker[Session]:
     return session_factory
-
-
-@cache
-def _hash(password: str) -> str:
-    return hash_password(password)
-
-
-@pytest.fixture
-def fast_passwords(monkeypatch: pytest.MonkeyPatch) -> None:
-    """create_user with the password hashed once per test run (scrypt costs ~0.1 s)."""
-    monkeypatch.setattr(store_users, "hash_password", _hash)
 
 
 def at(minutes: int) -> datetime:
@@ -197,22 +171,12 @@ class Seeder:
         return f"key-{self.keys}"
 
     def choose(self, learner: int, question_id: str, choices: list[str], score: float, minute):
-        question = self.bank.questions[question_id]
-        with self.sessions() as session:
-            return record_quiz_answer(
-                session,
-                learner_id=learner,
-                question_id=question_id,
-                content_version=self.bank.version,
-                idempotency_key=self._key(),
-                choices=choices,
-                score=score,
-                skill=question.tags[0],
-                now=at(minute),
-            ).answer_id
+        return self._answer(learner, question_id, minute, choices=choices, score=score)
 
     def write(self, learner: int, question_id: str, text: str, suggested: float, minute) -> int:
-        question = self.bank.questions[question_id]
+        return self._answer(learner, question_id, minute, text=text, suggested_score=suggested)
+
+    def _answer(self, learner: int, question_id: str, minute: int, **answer) -> int:
         with self.sessions() as session:
             return record_quiz_answer(
                 session,
@@ -220,10 +184,9 @@ class Seeder:
                 question_id=question_id,
                 content_version=self.bank.version,
                 idempotency_key=self._key(),
-                text=text,
-                suggested_score=suggested,
-                skill=question.tags[0],
+                skill=self.bank.questions[question_id].tags[0],
                 now=at(minute),
+                **answer,
             ).answer_id
 
     def review(self, answer_id: int, reviewer: int, score: float, comment: str, minute) -> None:
@@ -272,7 +235,7 @@ class Seeder:
 
 
 @pytest.fixture
-def seeder(sessions: sessionmaker[Session], bank: Bank, fast_passwords) -> Seeder:
+def seeder(sessions: sessionmaker[Session], bank: Bank, cheap_password_hashes) -> Seeder:
     return Seeder(sessions, bank)
 
 
@@ -282,7 +245,7 @@ def seeded(seeder: Seeder) -> Seeded:
 
 
 @pytest.fixture
-def seed_into(bank: Bank, fast_passwords) -> Callable[[sessionmaker[Session]], Seeded]:
+def seed_into(bank: Bank, cheap_password_hashes) -> Callable[[sessionmaker[Session]], Seeded]:
     """Seeds another database (e.g. one made by the migrations) the same way."""
     return lambda sessions: seed(Seeder(sessions, bank))
 

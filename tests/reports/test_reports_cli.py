@@ -21,13 +21,12 @@ from sqlalchemy.exc import OperationalError
 import quizsvc.reports
 from quizsvc.cli import main
 from quizsvc.reports import UTF8_BOM, events_csv_chunks, gradebook_csv_chunks
-from quizsvc.store import make_engine, make_session_factory, migrate
+from quizsvc.store import make_engine, make_session_factory
 
 
 @pytest.fixture
-def url(empty_db_url: str) -> str:
-    migrate.upgrade(empty_db_url)
-    return empty_db_url
+def url(migrated_db_url: str) -> str:
+    return migrated_db_url
 
 
 @pytest.fixture
@@ -311,6 +310,7 @@ def run_quizsvc(
     )
 
 
+@pytest.mark.slow  # run_quizsvc: a Python process of its own
 def test_stdout_by_path_is_the_pipe_stdout_is(db, url, content_dir, bank):
     sessions, _ = db
     args = ("report", "gradebook", "--out", STDOUT_BY_PATH, "--content", str(content_dir))
@@ -319,6 +319,7 @@ def test_stdout_by_path_is_the_pipe_stdout_is(db, url, content_dir, bank):
     assert result.stdout == expected_gradebook(sessions, bank)
 
 
+@pytest.mark.slow  # run_quizsvc: a Python process of its own
 def test_stdout_by_path_appends_to_the_file_stdout_appends_to(db, url, content_dir, bank, out_dir):
     # `quizsvc report gradebook --out /dev/stdout >> log`: replacing the file would lose
     # what the log held before.
@@ -333,6 +334,7 @@ def test_stdout_by_path_appends_to_the_file_stdout_appends_to(db, url, content_d
     assert [p.name for p in out_dir.iterdir()] == ["log"]
 
 
+@pytest.mark.slow  # run_quizsvc: a Python process of its own
 def test_stderr_by_path_appends_to_the_file_stderr_appends_to(db, url, content_dir, bank, out_dir):
     sessions, _ = db
     log = out_dir / "log"
@@ -344,6 +346,7 @@ def test_stderr_by_path_appends_to_the_file_stderr_appends_to(db, url, content_d
     assert log.read_bytes() == b"earlier lines\n" + expected_gradebook(sessions, bank)
 
 
+@pytest.mark.slow  # run_quizsvc: a Python process of its own
 def test_a_reader_that_went_away_ends_the_export_with_status_1_and_no_traceback(
     db, url, content_dir
 ):

@@ -31,6 +31,8 @@ from quizsvc.store import (
     begin_read_only,
 )
 
+pytestmark = pytest.mark.slow  # the large table alone takes seconds to fill and export
+
 SMALL = 1_000  # the batches are full from here on (see above)
 LARGE = 3 * SMALL
 YIELD_PER = 100

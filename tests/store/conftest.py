@@ -27,6 +27,12 @@ PASSWORD = "correct horse"
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
 
+@pytest.fixture(autouse=True)
+def _hashes_cheaply(cheap_password_hashes) -> None:
+    """Users the tests create get cheap password hashes (test_store_users.py, about hashing,
+    asks for the real ones)."""
+
+
 @pytest.fixture
 def sqlite_engine(tmp_path) -> Iterator[Engine]:
     """For the tests of SQLite's own behaviour: always SQLite, whatever TEST_DATABASE_URL."""

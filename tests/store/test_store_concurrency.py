@@ -48,6 +48,19 @@ def test_twenty_writers_on_one_variant_lose_nothing(session_factory, learner, is
     own = [issue(learner, question_id=f"own-{i}", skill=f"own-{i}") for i in range(THREADS)]
     fresh = [issue(learner, question_id=f"fresh-{i}", skill="fresh") for i in range(THREADS)]
 
+    def half_right(session, variant_id: int, key: str) -> None:
+        record_submission(
+            session,
+            learner_id=learner,
+            variant_id=variant_id,
+            idempotency_key=key,
+            answer_text="0.5",
+            parsed_value=[[0.5]],
+            raw_score=0.5,
+            cells=[],
+            now=T0,
+        )
+
     def work(index: int):
         # Each thread its own Session: one answer to the shared variant, two to its own, and
         # the first to one of twenty variants of a skill they share.
@@ -64,28 +77,8 @@ def test_twenty_writers_on_one_variant_lose_nothing(session_factory, learner, is
                 now=T0,
             )
             for n in range(2):
-                record_submission(
-                    session,
-                    learner_id=learner,
-                    variant_id=own[index].id,
-                    idempotency_key=f"own-{index}-{n}",
-                    answer_text="0.5",
-                    parsed_value=[[0.5]],
-                    raw_score=0.5,
-                    cells=[],
-                    now=T0,
-                )
-            record_submission(
-                session,
-                learner_id=learner,
-                variant_id=fresh[index].id,
-                idempotency_key=f"fresh-{index}",
-                answer_text="0.5",
-                parsed_value=[[0.5]],
-                raw_score=0.5,
-                cells=[],
-                now=T0,
-            )
+                half_right(session, own[index].id, f"own-{index}-{n}")
+            half_right(session, fresh[index].id, f"fresh-{index}")
             return shared
 
     results, errors = run_at_once(work)

@@ -21,6 +21,11 @@ from quizsvc.store import (
 )
 
 
+@pytest.fixture
+def cheap_password_hashes() -> None:
+    """This module is about password hashing: Werkzeug's real default, unpatched."""
+
+
 def test_a_user_is_stored_with_a_salted_hash_not_the_password(session):
     user = create_user(
         session, name="ada", role="instructor", password="analytical engine", display_name="Ada"

@@ -1,44 +1,158 @@
 """A real app on a fresh SQLite file and its own copy of content/ per test, with two students
-and an instructor."""
+and an instructor.
+
+What every test would otherwise redo at the same cost is done once per test process: the
+migrations and the users (each test's database is a copy of a template holding them), the
+parse of a content tree already parsed (a bank is immutable; a tree differing in any byte
+is parsed anew), reading the newest migration's revision, and the compilation of the
+templates (a shared Jinja bytecode cache)."""
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 import re
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from cheap_hashes import hash_passwords_cheaply
+from flask import Flask
+from jinja2 import BytecodeCache
+from jinja2.bccache import Bucket
+from pydantic import BaseModel
 from web_helpers import PASSWORD
-from werkzeug.security import generate_password_hash
 
 from quizsvc import store
-from quizsvc.store import migrate, users
-from quizsvc.web import create_app
+from quizsvc.bank import Bank
+from quizsvc.store import migrate
+from quizsvc.web import context, create_app
 
 USERS = {"alice": "student", "bob": "student", "ines": "instructor"}
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
-def cheap_password_hashes(monkeypatch):
-    """Each test creates three users: hash their passwords with a cheap PBKDF2 instead of
-    scrypt (as Django's test settings do), which halves the web tests' time. Checking a
-    password still runs the real code on the stored hash."""
-    fast = functools.partial(generate_password_hash, method="pbkdf2:sha256:1000")
-    monkeypatch.setattr(users, "generate_password_hash", fast)
-    monkeypatch.setattr(users, "_DUMMY_HASH", users._DUMMY_HASH)  # restored afterwards
+def _hashes_cheaply(cheap_password_hashes) -> None:
+    """Users the tests create get cheap password hashes, which halves the web tests' time."""
+
+
+@pytest.fixture(autouse=True)
+def _heads_read_once(monkeypatch) -> None:
+    """Each app checks its database against the newest migration: read the migration files
+    for it once per process (per migrations directory) rather than once per app."""
+    monkeypatch.setattr(migrate, "head_revisions", _head_revisions)
+
+
+def _head_revisions() -> tuple[str, ...]:
+    return _head_revisions_in(migrate.migrations_dir())
+
+
+@functools.cache
+def _head_revisions_in(_migrations_dir: Path) -> tuple[str, ...]:
+    return _real_head_revisions()
+
+
+_real_head_revisions = migrate.head_revisions
+
+
+def _tree_digest(directory: Path) -> str | None:
+    """A digest of every name, kind and byte under ``directory``; None when anything in it
+    is other than a readable directory or regular file (a link, an unreadable file), which
+    the loader may report: such a tree is always loaded afresh."""
+    digest = hashlib.sha256()
+
+    def fail(error: OSError) -> None:
+        raise error
+
+    try:
+        for root, dirs, files in os.walk(directory, onerror=fail):
+            dirs.sort()
+            for name in [*dirs, *sorted(files)]:
+                path = Path(root, name)
+                if path.is_symlink():
+                    return None
+                if path.is_dir():
+                    body = b"dir"
+                elif path.is_file():
+                    body = b"file" + path.read_bytes()
+                else:
+                    return None
+                for part in (path.relative_to(directory).as_posix().encode(), body):
+                    digest.update(len(part).to_bytes(8, "big"))
+                    digest.update(part)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+_loaded_banks: dict[tuple, Bank] = {}
+
+
+@pytest.fixture(autouse=True)
+def each_content_tree_parsed_once(monkeypatch):
+    """The app loads the bank of a tree whose every byte it has seen before from memory:
+    `load_bank` is a function of the tree's names and bytes alone, and its Bank immutable.
+    Trees it rejects are never remembered."""
+    real_load_bank = context.load_bank
+
+    def load_bank(directory: Path, drill_kinds: Mapping[str, type[BaseModel]]) -> Bank:
+        digest = _tree_digest(Path(directory))
+        if digest is None:
+            return real_load_bank(directory, drill_kinds)
+        key = (digest, tuple(sorted(drill_kinds.items())))
+        if key not in _loaded_banks:
+            _loaded_banks[key] = real_load_bank(directory, drill_kinds)
+        return _loaded_banks[key]
+
+    monkeypatch.setattr(context, "load_bank", load_bank)
+
+
+class _MemoryBytecodeCache(BytecodeCache):
+    """Compiled templates kept in memory (Jinja checks each against its source's checksum)."""
+
+    def __init__(self) -> None:
+        self._compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if bucket.key in self._compiled:
+            bucket.bytecode_from_string(self._compiled[bucket.key])
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self._compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+_compiled_templates = _MemoryBytecodeCache()
+
+
+@pytest.fixture(autouse=True)
+def templates_compiled_once(monkeypatch):
+    """Every app a test creates shares one cache of compiled templates: all of them are made
+    by create_app, with the same Jinja settings."""
+    monkeypatch.setattr(
+        Flask, "jinja_options", {**Flask.jinja_options, "bytecode_cache": _compiled_templates}
+    )
+
+
+@pytest.fixture(scope="session")
+def database_template(tmp_path_factory, new_migrated_sqlite) -> Path:
+    """A migrated database holding USERS (password PASSWORD, hashed cheaply)."""
+    path = tmp_path_factory.mktemp("web") / "template.sqlite3"
+    engine = store.make_engine(new_migrated_sqlite(path))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        hash_passwords_cheaply(monkeypatch)
+        with store.make_session_factory(engine)() as session:
+            for name, role in USERS.items():
+                store.create_user(session, name=name, role=role, password=PASSWORD)
+    engine.dispose()
+    return path
 
 
 @pytest.fixture
-def database_url(tmp_path) -> str:
-    url = f"sqlite:///{tmp_path / 'quizsvc.sqlite3'}"
-    migrate.upgrade(url)
-    sessions = store.make_session_factory(store.make_engine(url))
-    with sessions() as session:
-        for name, role in USERS.items():
-            store.create_user(session, name=name, role=role, password=PASSWORD)
-    return url
+def database_url(tmp_path, copy_sqlite, database_template) -> str:
+    return copy_sqlite(database_template, tmp_path / "quizsvc.sqlite3")
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ from web_helpers import PASSWORD, count
 from werkzeug.exceptions import NotFound
 
 from quizsvc import store
-from quizsvc.store import migrate
 from quizsvc.web import DatabaseIdConverter, create_app, decimal_at_most
 
 SUBMISSION_RULE = "/api/variants/{}/submissions"
@@ -47,13 +46,12 @@ def alice(app, sessions) -> TokenClient:
 
 
 @pytest.fixture
-def each_database(empty_db_url):
+def each_database(migrated_db_url):
     """(app, sessions) on a migrated database of each backend, with the student alice."""
-    migrate.upgrade(empty_db_url)
-    sessions = store.make_session_factory(store.make_engine(empty_db_url))
+    sessions = store.make_session_factory(store.make_engine(migrated_db_url))
     with sessions() as session:
         store.create_user(session, name="alice", role="student", password=PASSWORD)
-    app = create_app({"SECRET_KEY": "test secret", "DATABASE_URL": empty_db_url})
+    app = create_app({"SECRET_KEY": "test secret", "DATABASE_URL": migrated_db_url})
     return app, sessions
 
 

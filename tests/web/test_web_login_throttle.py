@@ -155,6 +155,7 @@ def from_address(address: str) -> dict:
     return {"environ_base": {"REMOTE_ADDR": address}}
 
 
+@pytest.mark.slow  # fifty failed logins
 def test_failed_logins_over_many_names_from_one_address_are_throttled(app):
     client = app.test_client()
     sprayer = from_address("203.0.113.7")
@@ -203,6 +204,7 @@ def test_an_ipv6_client_counts_by_its_64_network(database_url):
     assert log_in(client, "alice", PASSWORD, **from_address("2001:db8:1:3::1")).status_code == 302
 
 
+@pytest.mark.slow  # two apps and ten logins
 def test_x_forwarded_for_is_ignored_unless_proxies_are_trusted(database_url):
     proxy = from_address("10.0.0.1")
     untrusting = app_with(

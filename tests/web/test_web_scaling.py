@@ -17,6 +17,9 @@ import pytest
 from quizsvc.store import migrate
 from quizsvc.web import create_app
 
+# seeding a class of 30 and timing every page takes seconds
+pytestmark = pytest.mark.slow
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 SIZES = (3, 30)
 
