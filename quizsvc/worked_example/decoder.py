@@ -144,7 +144,7 @@ def decoder_steps(run: ChapterModelRun, ex: WorkedExample) -> tuple[Step, ...]:
                     )
                     for h in heads
                 ),
-                Matrix(symbol("MultiHead(H₁, memory)"), run[f"{cross}.output"], tokens, dims),
+                Matrix(symbol("C = MultiHead(H₁, memory)"), run[f"{cross}.output"], tokens, dims),
                 Matrix(symbol("H₂"), run["decoder.0.norm2.output"], tokens, dims),
             ),
             given=attention_weights(layer.cross_attn),
