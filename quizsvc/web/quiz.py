@@ -10,7 +10,6 @@ from flask_babel import gettext
 from flask_login import current_user, login_required
 from markupsafe import Markup
 
-from engine.chapter import errata
 from quizsvc import practice, store
 from quizsvc.bank import (
     Chapter,
@@ -29,8 +28,8 @@ from quizsvc.web.context import bank, db
 from quizsvc.web.drill_parts import cell_marks, tolerance_rule
 from quizsvc.web.forms import ChapterAnswerForm, first_error
 from quizsvc.web.i18n import answer_problem, as_sentence, negotiated_language
-from quizsvc.web.render import heatmap_svg, matrix_table
-from quizsvc.worked_example import erratum_label, worked_example_sections
+from quizsvc.web.render import matrix_table
+from quizsvc.web.worked_page import worked_example_page
 
 bp = Blueprint("quiz", __name__)
 
@@ -213,38 +212,9 @@ def render_chapter(
 @bp.get("/worked-example")
 @login_required
 def worked_example():
-    """The chapter's worked example recomputed by the engine, with the chapter's misprints."""
-    lang = negotiated_language()
-    by_quantity: dict[str, list] = {}
-    for erratum in errata():
-        by_quantity.setdefault(erratum.quantity, []).append(erratum)
-    sections = []
-    for section in worked_example_sections():
-        matrices = []
-        for matrix in section.matrices:
-            caption = matrix.caption[lang]
-            tensor = Tensor(caption, matrix.matrix, matrix.row_labels, matrix.col_labels)
-            description = gettext(
-                "Attention weights %(name)s: one row per query, one column per "
-                "key; the darker the square, the larger the weight, and each "
-                "square shows its value.",
-                name=caption,
-            )
-            matrices.append(
-                {
-                    "table": matrix_table(tensor),
-                    "heatmap": heatmap_svg(tensor, label=description)
-                    if matrix.is_weights
-                    else None,
-                    "errata": [
-                        {"erratum": e, "label": erratum_label(e, lang)}
-                        for q in matrix.quantities
-                        for e in by_quantity.get(q, [])
-                    ],
-                }
-            )
-        sections.append({"heading": section.heading(lang), "matrices": matrices})
-    return render_template("worked_example.html", sections=sections)
+    """The chapter's data flow step by step, computed by the engine, with the chapter's
+    misprints marked."""
+    return render_template("worked_example.html", **worked_example_page())
 
 
 @bp.get("/chapters/<chapter_id>")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from markupsafe import Markup, escape
 
@@ -259,3 +259,45 @@ def bar_chart_svg(bars: Sequence[tuple[str, float]], width: int = 420, label: st
         )
     parts.append("</svg>")
     return Markup("".join(parts))
+
+
+def noted_matrix_table(
+    tensor: Tensor,
+    shape: str,
+    region_label: str,
+    notes: Mapping[tuple[int, int], str] | None = None,
+) -> Markup:
+    """A matrix_table with the matrix's shape after its name in the caption ("Q (3 × 4)"),
+    and a note on some cells (the chapter's misprint of the number).
+
+    A note is a small raised marker after the number: a button, so the keyboard reaches it,
+    whose name is the note (a screen reader reads it with the cell), shown beside it on hover
+    and focus by the stylesheet alone (.we-mark, .we-tip), as the Content-Security-Policy
+    allows no inline script or style. The box is named `region_label` (the page shows many
+    tables of the same name, A or PE, in different steps)."""
+    notes = notes or {}
+    head = "".join(f"<th scope='col'{chinese_lang(c)}>{escape(c)}</th>" for c in tensor.col_labels)
+    rows = []
+    for r, (label, values) in enumerate(zip(tensor.row_labels, tensor.values, strict=True)):
+        cells = []
+        for c, value in enumerate(values):
+            number = escape(format_number(value))
+            note = notes.get((r, c))
+            if note is None:
+                cells.append(f"<td>{number}</td>")
+                continue
+            cells.append(
+                f"<td class='we-noted'>{number}<button type='button' class='we-mark'>"
+                f"<span aria-hidden='true'>*</span><span class='we-tip'>{escape(note)}</span>"
+                "</button></td>"
+            )
+        rows.append(
+            f"<tr><th scope='row'{chinese_lang(label)}>{escape(label)}</th>{''.join(cells)}</tr>"
+        )
+    css = "matrix-scroll we-matrix we-with-notes" if notes else "matrix-scroll we-matrix"
+    return Markup(
+        f"<div class='{css}' role='region' tabindex='0' aria-label='{escape(region_label)}'>"
+        f"<table class='matrix'><caption>{escape(tensor.name)} "
+        f"<span class='we-shape'>{escape(shape)}</span></caption>"
+        f"<thead><tr><td></td>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )

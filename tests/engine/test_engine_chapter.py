@@ -177,8 +177,22 @@ def test_docs_errata_is_the_generated_table():
 def test_cli_prints_the_worked_example_and_the_errata():
     result = CliRunner().invoke(main, ["chapter"])
     assert result.exit_code == 0, result.output
-    assert "3.2 Q = X' W_q" in result.output
-    assert "0.426" in result.output  # the true Q[1, 0], not the chapter's 1.43
+    lines = result.output.splitlines()
+    # the page's steps: heading, the chapter's sections and whose numbers, then the matrices
+    step = lines.index("2. Queries, keys and values")
+    assert (
+        lines[step + 1] == "   [chapter §3.1–3.4; The chapter's numbers, recomputed by the engine]"
+    )
+    q = lines.index("Q (3 × 4)", step)
+    assert lines[q + 3].split() == [
+        "爱",
+        "0.426",
+        "1.770",
+        "0.426",
+        "1.770",
+    ]  # not the 1.43 printed
+    for heading in ("8. Multi-head attention: head 1", "21. Teacher-forcing loss"):
+        assert heading in lines
     errata_result = CliRunner().invoke(main, ["chapter", "--errata"])
     assert errata_result.output == errata_markdown()
     assert result.output.rstrip().endswith(
@@ -188,7 +202,8 @@ def test_cli_prints_the_worked_example_and_the_errata():
 
 def test_the_terminal_table_lines_up_columns_under_chinese_labels():
     # a CJK character takes two terminal columns: labels are padded to the widest plus two,
-    # each number right-aligned in 8 columns (decimals + 5 when wider), 3 decimals by default
+    # each number right-aligned in 8 columns (decimals + 5, or a column's label + 2, when
+    # wider), 3 decimals by default
     table = format_matrix(np.array([[1.0, -0.5], [0.25, 2.0]]), ["我", "I"], ["d=0", "d=1"])
     assert table.splitlines() == [
         "         d=0     d=1",
@@ -196,3 +211,8 @@ def test_the_terminal_table_lines_up_columns_under_chinese_labels():
         "I      0.250   2.000",
     ]
     assert format_matrix(np.array([[1 / 3]]), ["爱"], decimals=4) == "爱     0.3333"
+    # a label wider than the numbers widens its column: the loss table's −log P(y_t)
+    assert format_matrix(np.array([[0.5]]), ["L"], ["−log P(y_t)"]).splitlines() == [
+        "     −log P(y_t)",
+        "L          0.500",
+    ]

@@ -21,6 +21,7 @@ from quizsvc.web.render import (
     heatmap_svg,
     line_chart_svg,
     matrix_table,
+    noted_matrix_table,
     text_width,
 )
 
@@ -130,6 +131,29 @@ def test_a_matrix_tables_box_is_named_by_the_caption_with_its_quotes_escaped():
     assert str(matrix_table(Tensor("it's P", [[1.0]], ("r",), ("c",)))).startswith(
         "<div class='matrix-scroll' role='region' tabindex='0' aria-label='it&#39;s P'>"
     )
+
+
+def test_a_noted_matrix_table_shows_its_shape_and_a_focusable_note_on_a_cell():
+    tensor = Tensor("Q", [[0.4257, 1.0], [2.0, -math.inf]], ("爱", "你"), ("d0", "d1"))
+    notes = {(0, 0): "The chapter prints <1.43>"}
+    root = ET.fromstring(str(noted_matrix_table(tensor, "(2 × 2)", "2. Q, K, V: Q", notes)))
+    assert (root.get("aria-label"), root.get("tabindex")) == ("2. Q, K, V: Q", "0")
+    caption = root.find("table/caption")
+    assert (caption.text, caption.find("span").text) == ("Q ", "(2 × 2)")
+    noted, plain = root.find("table/tbody/tr").findall("td")
+    assert (noted.get("class"), noted.text, plain.text) == ("we-noted", "0.426", "1")
+    # the marker: a button (the keyboard reaches it) whose name is the note, the "*" hidden
+    # from screen readers, the note escaped
+    (button,) = noted
+    assert (button.tag, button.get("type"), button.get("class")) == ("button", "button", "we-mark")
+    star, tip = button
+    assert (star.get("aria-hidden"), star.text) == ("true", "*")
+    assert (tip.get("class"), tip.text) == ("we-tip", "The chapter prints <1.43>")
+    # only the noted cell has one; −∞ as the other tables write it
+    assert root.findall(".//button") == [button]
+    assert root.findall("table/tbody/tr")[1].findall("td")[1].text == "−∞"
+    unnoted = ET.fromstring(str(noted_matrix_table(tensor, "(2 × 2)", "A")))
+    assert "we-with-notes" not in unnoted.get("class") and unnoted.find(".//button") is None
 
 
 # --- heatmap --------------------------------------------------------------------------------

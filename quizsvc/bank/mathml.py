@@ -1,0 +1,46 @@
+"""LaTeX formulas as MathML, which browsers render natively (MathML Core), for question texts,
+drill prompts, worked solutions and the worked example."""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from xml.etree import ElementTree
+
+from latex2mathml.converter import convert
+
+# latex2mathml writes the argument of \text{...} as it is, unescaped, but for the character
+# references it puts in place of spaces
+_TEXT = re.compile(r"<mtext>(.*?)</mtext>", re.DOTALL)
+_BARE_AMPERSAND = re.compile(r"&(?!#?\w+;)")
+
+
+def _escape_text(text: str) -> str:
+    return _BARE_AMPERSAND.sub("&amp;", text).replace("<", "&lt;").replace(">", "&gt;")
+
+
+def latex_to_mathml(tex: str, display: bool = False) -> str:
+    """``<math>`` markup for ``tex``, safe to embed in HTML, with the LaTeX kept as the
+    formula's annotation and its alttext: what assistive technology, copying and a browser
+    without MathML fall back to.
+
+    ``display`` sets the formula as a block of its own rather than inline in a sentence.
+    Raises ValueError for LaTeX the converter cannot read.
+    """
+    try:
+        converted = convert(tex, display="block" if display else "inline")
+    except Exception as error:  # the converter raises its own exceptions and plain ones
+        raise ValueError(f"cannot convert the LaTeX {tex!r}: {error}") from error
+    converted = _TEXT.sub(lambda m: f"<mtext>{_escape_text(m[1])}</mtext>", converted)
+    start = converted.index(">") + 1  # past the opening <math ...>
+    end = converted.rindex("</math>")
+    annotation = f'<annotation encoding="application/x-tex">{escape(tex, quote=False)}</annotation>'
+    mathml = (
+        f'{converted[: start - 1]} alttext="{escape(tex)}">'
+        f"<semantics><mrow>{converted[start:end]}</mrow>{annotation}</semantics></math>"
+    )
+    try:
+        ElementTree.fromstring(mathml)  # well-formed: no markup of the input's leaked through
+    except ElementTree.ParseError as error:
+        raise ValueError(f"the LaTeX {tex!r} gives malformed MathML: {error}") from error
+    return mathml
