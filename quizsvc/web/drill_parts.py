@@ -7,9 +7,9 @@ from __future__ import annotations
 from flask_babel import gettext
 from markupsafe import Markup
 
-from quizsvc.drills import Step, Variant
+from quizsvc.drills import Step, Tensor, Variant
 from quizsvc.grading import Tolerance
-from quizsvc.web.render import format_number, format_whole_percent, matrix_table
+from quizsvc.web.render import format_number, format_whole_percent, heatmap_svg, matrix_table
 
 
 def tolerance_rule(tolerance: Tolerance) -> str:
@@ -100,3 +100,17 @@ def step_tables(step: Step, number: int, lang: str) -> list[Markup]:
         )
         for tensor in step.tensors
     ]
+
+
+def attention_heatmap(heatmap: Tensor) -> Markup:
+    """A drill's attention weights as the heatmap its page (and the instructor's preview)
+    draws, with the text that says how to read it."""
+    return heatmap_svg(
+        heatmap,
+        label=gettext(
+            "Attention weights %(name)s: one row per query, one column per "
+            "key; the darker the square, the larger the weight, and each "
+            "square shows its value.",
+            name=heatmap.name,
+        ),
+    )

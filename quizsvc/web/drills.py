@@ -21,7 +21,13 @@ from quizsvc.bank import DrillQuestion, localize, render_markdown
 from quizsvc.grading import AnswerRejected, AnswerSource, GridRejected, read_grid
 from quizsvc.web.answer_grid import PASTE_BOX_FIELD, FieldProblem, field_problem, grid_prefill
 from quizsvc.web.context import bank, db
-from quizsvc.web.drill_parts import cell_marks, cell_names, drill_rules, step_tables
+from quizsvc.web.drill_parts import (
+    attention_heatmap,
+    cell_marks,
+    cell_names,
+    drill_rules,
+    step_tables,
+)
 from quizsvc.web.forms import DrillAnswerForm, drill_answer_form, first_error
 from quizsvc.web.i18n import (
     answer_problem,
@@ -31,7 +37,7 @@ from quizsvc.web.i18n import (
     negotiated_language,
     skill_name,
 )
-from quizsvc.web.render import format_whole_percent, heatmap_svg, matrix_table
+from quizsvc.web.render import format_whole_percent, matrix_table
 
 bp = Blueprint("drills", __name__)
 
@@ -293,17 +299,7 @@ def render_variant(
         ]
         if state.finished
         else None,
-        heatmap=heatmap_svg(
-            variant.heatmap,
-            label=gettext(
-                "Attention weights %(name)s: one row per query, one column per "
-                "key; the darker the square, the larger the weight, and each "
-                "square shows its value.",
-                name=variant.heatmap.name,
-            ),
-        )
-        if state.finished and variant.heatmap
-        else None,
+        heatmap=attention_heatmap(variant.heatmap) if state.finished and variant.heatmap else None,
         problems=problems,
         field_problems={p.field: p for p in problems if p.field},
         idempotency_key=uuid.uuid4().hex,

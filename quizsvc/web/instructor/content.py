@@ -33,12 +33,12 @@ from quizsvc.selftest import run_selftest
 from quizsvc.store import reports_queries
 from quizsvc.web.auth import instructor_required
 from quizsvc.web.context import bank, db, load_content, state
-from quizsvc.web.drill_parts import cell_names, drill_rules, step_tables
+from quizsvc.web.drill_parts import attention_heatmap, cell_names, drill_rules, step_tables
 from quizsvc.web.forms import ContentReloadForm, PreviewForm
 from quizsvc.web.i18n import localized_variant, negotiated_language
 from quizsvc.web.instructor.common import begin_reading, bp, excerpt
 from quizsvc.web.quiz import numeric_answer_rules, numeric_answer_tensor
-from quizsvc.web.render import format_number, heatmap_svg, matrix_table
+from quizsvc.web.render import format_number, matrix_table
 
 MAX_SEED = 2**63 - 1  # the store keeps seeds in a BIGINT
 
@@ -218,17 +218,7 @@ def _variant_view(question: DrillQuestion, seed: int, lang: str) -> dict[str, An
             variant.answer,
             region_label=gettext("Correct answer") + gettext(": ") + variant.answer.name,
         ),
-        "heatmap": heatmap_svg(
-            variant.heatmap,
-            label=gettext(
-                "Attention weights %(name)s: one row per query, one column per "
-                "key; the darker the square, the larger the weight, and each "
-                "square shows its value.",
-                name=variant.heatmap.name,
-            ),
-        )
-        if variant.heatmap is not None
-        else None,
+        "heatmap": attention_heatmap(variant.heatmap) if variant.heatmap is not None else None,
         "solution": [
             {
                 "title": step.title[lang],
