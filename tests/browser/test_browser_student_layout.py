@@ -149,6 +149,29 @@ def test_every_student_page_fits_its_screen_with_a_one_line_header_and_big_field
         assert page.evaluate("document.documentElement.scrollWidth") <= size["width"], where
 
 
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_the_drills_list_fits_two_laptop_screens_and_is_a_compact_list_on_a_phone(
+    page, learner, language
+):
+    page.set_viewport_size(DESKTOP)
+    login(page, learner["name"])
+    choose_language(page, language)
+    page.goto("/drills")
+    height = page.evaluate("document.documentElement.scrollHeight")
+    assert height <= 2 * DESKTOP["height"], height
+    # a phone: rows, not cards: each drill's row as wide as the page's column, its button
+    # beside its title
+    page.set_viewport_size(PHONE)
+    rows = page.locator("ul.drill-list > li")
+    assert rows.count() >= 13
+    for row in rows.all():
+        box, button = row.bounding_box(), row.locator("button").bounding_box()
+        title = row.locator("h3").bounding_box()
+        assert box["width"] == pytest.approx(PHONE["width"] - 32, abs=1)
+        assert button["y"] < title["y"] + title["height"]  # on the title's line(s)
+        assert box["height"] <= 200, row.get_attribute("data-kind")
+
+
 def test_the_menu_folds_on_a_phone_and_opens_without_a_script(page, learner):
     login(page, learner["name"])
     choose_language(page, "en")
