@@ -7,11 +7,9 @@ import html
 import re
 
 import numpy as np
-from conftest import Browser
 from web_helpers import expected_answer, start
 
 from quizsvc.drills import DRILL_KINDS
-from quizsvc.web import create_app
 from quizsvc.web.drill_list import DRILL_SECTIONS, OTHER_SECTION, DrillSection, sectioned
 
 # the chapter's order, as the issue lists its steps, with the bank's drills in each
@@ -63,38 +61,6 @@ def test_every_drill_kinds_skill_has_its_section():
     listed = [skill for section in DRILL_SECTIONS for skill in section.skills]
     assert len(listed) == len(set(listed))  # one section per skill
     assert {kind.skill for kind in DRILL_KINDS.values()} <= set(listed)
-
-
-def test_a_new_drill_slots_into_the_section_of_its_skill(content_dir, database_url):
-    # a second masked drill, added at the end of the bank: listed with the other masking
-    # drills, in the third section, not after the last
-    drills = content_dir / "transformer-by-hand" / "drills.yaml"
-    drills.write_text(
-        drills.read_text(encoding="utf-8")
-        + """
-  - id: drill-masked-row-long
-    type: drill
-    kind: masked_row
-    tags: [masking]
-    prompt: {zh: 四个 token 的掩码权重。, en: Masked weights over four tokens.}
-    params: {n: 4}
-""",
-        encoding="utf-8",
-    )
-    app = create_app(
-        {"SECRET_KEY": "s", "DATABASE_URL": database_url, "CONTENT_DIR": str(content_dir)}
-    )
-    alice = Browser(app.test_client())
-    assert alice.login("alice").status_code == 302
-    alice.post("/lang/en")
-    sections = dict(sections_of(alice.get("/drills").text))
-    assert sections["Scores, scaling, mask and softmax"] == [
-        "score_row",
-        "softmax_row",
-        "masked_row",
-        "masked_row",
-    ]
-    assert len(sections) == 10
 
 
 def test_a_skill_no_section_lists_goes_to_a_last_section_of_its_own(app):
