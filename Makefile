@@ -5,7 +5,7 @@ PORT ?= 8000
 # test processes (pytest-xdist): one per core; TEST_WORKERS=0 runs the suite in this process
 TEST_WORKERS ?= auto
 
-.PHONY: run test test-fast bench bench-service example translations clean
+.PHONY: run test test-fast bench bench-service example translations screenshots clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -65,6 +65,12 @@ translations: $(VENV)/.installed-run
 
 example: $(VENV)/.installed-run
 	$(BIN)/quizsvc chapter
+
+# The student's pages at a phone's and a laptop's size, zh and en, as PNGs in screenshots/
+# (and the two the README shows, in docs/img): tools/screenshots.py, with Chromium at
+# /usr/bin/chromium and a CJK font (Debian: fonts-noto-cjk) for the Chinese pages
+screenshots: $(VENV)/.installed-test
+	$(BIN)/python tools/screenshots.py
 
 bench: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/engine.py

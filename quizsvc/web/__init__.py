@@ -14,6 +14,7 @@ from quizsvc import settings
 from quizsvc.web import (
     api,
     auth,
+    delivery,
     drills,
     errors,
     i18n,
@@ -139,6 +140,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config["DATABASE_URL"], Path(app.config["CONTENT_DIR"])
     )
     app.teardown_appcontext(close_db)
+    delivery.init_app(app)  # first: its compression runs after every other after_request
     app.after_request(add_security_headers)
     csrf.init_app(app)
     throttle.init_app(app)

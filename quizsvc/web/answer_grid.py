@@ -8,9 +8,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 from flask_babel import gettext
 
 from quizsvc import store
+from quizsvc.drills import Tensor
 from quizsvc.grading import CellProblem, GridProblem, GridRejection
 
 
@@ -132,3 +134,10 @@ def grid_prefill(
     for cell in last.cells:
         values[cell["row"]][cell["col"]] = typed_value(cell["submitted"])
     return values
+
+
+def answer_may_be_minus_infinity(answer: Tensor) -> bool:
+    """Whether a drill's grid gets a −∞ button beside each cell: when its answer holds minus
+    infinity (the masked cells of a masked score row). Beside every cell, not only the
+    masked ones, or the buttons would tell which cells those are."""
+    return bool(np.isneginf(answer.values).any())

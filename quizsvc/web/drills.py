@@ -13,13 +13,20 @@ from flask import (
     session,
     url_for,
 )
-from flask_babel import gettext, ngettext
+from flask_babel import gettext
 from flask_login import current_user, login_required
 
 from quizsvc import practice, store
 from quizsvc.bank import DrillQuestion, localize, render_markdown
 from quizsvc.grading import AnswerRejected, AnswerSource, GridRejected, read_grid
-from quizsvc.web.answer_grid import PASTE_BOX_FIELD, FieldProblem, field_problem, grid_prefill
+from quizsvc.web import drill_list
+from quizsvc.web.answer_grid import (
+    PASTE_BOX_FIELD,
+    FieldProblem,
+    answer_may_be_minus_infinity,
+    field_problem,
+    grid_prefill,
+)
 from quizsvc.web.context import bank, db
 from quizsvc.web.drill_parts import (
     attention_heatmap,
@@ -51,21 +58,28 @@ def index():
     standings = store.drill_standings(db(), current_user.id)  # one query for every drill
     questions = [q for q in bank().questions.values() if isinstance(q, DrillQuestion)]
     recommendation = practice.drill_recommendation(db(), bank(), current_user.id)
-    drills = [
-        {
-            "id": q.id,
-            "kind": q.kind,
-            "title": drill_title(q.kind),
-            "skill": skill_name(practice.drill_skill(q)),
-            "prompt": render_markdown(localize(q.prompt, lang)),
-            "resumes": q.id in standings and standings[q.id].unfinished > 0,
-            "status": drill_status(standings.get(q.id)),
-        }
-        for q in questions
-    ]
+    drills = []
+    for q in questions:
+        standing = standings.get(q.id)
+        state = drill_list.drill_state(standing)
+        drills.append(
+            {
+                "id": q.id,
+                "kind": q.kind,
+                "title": drill_title(q.kind),
+                "skill_tag": practice.drill_skill(q),
+                "skill": skill_name(practice.drill_skill(q)),
+                "prompt": render_markdown(localize(q.prompt, lang)),
+                "resumes": standing is not None and standing.unfinished > 0,
+                "state": state.value,
+                "state_label": drill_list.state_label(state),
+                "status": drill_list.drill_status(standing),
+                "suggested": recommendation is not None and recommendation.question_id == q.id,
+            }
+        )
     return render_template(
         "drills.html",
-        drills=drills,
+        sections=drill_list.sectioned(drills),
         recommended=_recommended_view(recommendation, drills),
         unfinished=[
             {
@@ -77,34 +91,6 @@ def index():
             for u in unfinished
         ],
     )
-
-
-def drill_status(standing: store.DrillStanding | None) -> list[str]:
-    """What the learner has done with a drill, as short phrases in the page's language:
-    its unfinished variants (which Continue resumes), its finished ones, its best score."""
-    if standing is None:
-        return [gettext("Not tried yet")]
-    status = []
-    if standing.unfinished:
-        status.append(
-            ngettext(
-                "%(num)s unfinished variant, Continue opens it",
-                "%(num)s unfinished variants, Continue opens the newest",
-                standing.unfinished,
-            )
-        )
-    if standing.finished:
-        status.append(
-            ngettext("%(num)s variant finished", "%(num)s variants finished", standing.finished)
-        )
-    if standing.best is not None:
-        status.append(
-            gettext(
-                "best score %(score)s (each variant at its best attempt)",
-                score=format_whole_percent(standing.best),
-            )
-        )
-    return status
 
 
 def _recommended_view(
@@ -274,6 +260,7 @@ def render_variant(
         row_labels=answer.row_labels,
         col_labels=answer.col_labels,
         cell_names=cell_names(answer),
+        minus_infinity=answer_may_be_minus_infinity(answer),
         values=values,
         pasted=pasted,
         wrong=wrong,

@@ -61,7 +61,11 @@ def matrix_table(
     regions has it: a region, focusable (tabindex 0) so the keyboard can scroll it too, named
     as the table's caption, or `region_label` where the page shows the same tensor twice (a
     page's regions need names of their own to be told apart). The corner above the row
-    headers heads nothing, so it is a plain cell."""
+    headers heads nothing, so it is a plain cell. Labels that are all empty (one number's
+    column, "") are left out, rather than drawn as an empty strip of header cells."""
+    with_col_headers = any(tensor.col_labels)
+    with_row_headers = any(tensor.row_labels)
+    corner = "<td></td>" if with_row_headers else ""
     head = "".join(f"<th scope='col'{chinese_lang(c)}>{escape(c)}</th>" for c in tensor.col_labels)
     rows = []
     for r, (label, values) in enumerate(zip(tensor.row_labels, tensor.values, strict=True)):
@@ -69,15 +73,17 @@ def matrix_table(
         for c, value in enumerate(values):
             css = f" class='{escape(marks[r][c])}'" if marks else ""
             cells.append(f"<td{css}>{escape(format_number(value))}</td>")
-        rows.append(
-            f"<tr><th scope='row'{chinese_lang(label)}>{escape(label)}</th>{''.join(cells)}</tr>"
+        header = (
+            f"<th scope='row'{chinese_lang(label)}>{escape(label)}</th>" if with_row_headers else ""
         )
+        rows.append(f"<tr>{header}{''.join(cells)}</tr>")
     name = escape(tensor.name)
     region = escape(region_label) if region_label else name
+    thead = f"<thead><tr>{corner}{head}</tr></thead>" if with_col_headers else ""
     return Markup(
         f"<div class='matrix-scroll' role='region' tabindex='0' aria-label='{region}'>"
         f"<table class='matrix'><caption>{name}</caption>"
-        f"<thead><tr><td></td>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f"{thead}<tbody>{''.join(rows)}</tbody></table></div>"
     )
 
 

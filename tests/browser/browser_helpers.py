@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import uuid
 from pathlib import Path
 
+import numpy as np
+from sqlalchemy import select
+
 from quizsvc import practice, store
 from quizsvc.bank import DrillQuestion
+from quizsvc.drills import Tensor
 
 PASSWORD = "correct horse battery"  # every user the browser tests create
 REPO = Path(__file__).resolve().parents[2]
@@ -98,3 +103,35 @@ def work_through_the_course(live_server, prefix: str, unfinished: str | None = N
         "variants": variants,
         "review": review,
     }
+
+
+def issue_masked_scores(live_server, name: str) -> tuple[int, np.ndarray]:
+    """A variant of the masked weights drill whose answer is the masked, scaled scores (the
+    chapter's step before the softmax: −∞ where a token may not look), for `name`: its id
+    and its answer. Its grid has the −∞ buttons."""
+    bank = live_server.app.extensions["quizsvc"].bank
+    question = bank.questions["drill-masked-row"]
+    variant = practice.build_variant(question, seed=3)
+    weights, answer = variant.answer.values, variant.answer
+    masked = weights == 0
+    scores = np.full(weights.shape, -np.inf)
+    scores[~masked] = np.round(np.log(weights[~masked]) + 1.5, 2)
+    with_scores = dataclasses.replace(
+        variant, answer=Tensor("masked scores", scores, answer.row_labels, answer.col_labels)
+    )
+    with live_server.sessions() as session:
+        learner = session.scalar(select(store.User.id).where(store.User.name == name))
+        issued = store.issue_variant(
+            session,
+            learner_id=learner,
+            question_id=question.id,
+            kind=question.kind,
+            seed=3,
+            params=variant.params,
+            variant_json=with_scores.to_json(),
+            content_version=bank.version,
+            attempts_allowed=question.attempts,
+            penalty=question.penalty,
+            skill=variant.skill,
+        )
+    return issued.id, scores

@@ -23,6 +23,7 @@ from browser_helpers import (
     PASSWORD,
     REPO,
     choose_language,
+    issue_masked_scores,
     login,
     work_through_the_course,
 )
@@ -200,7 +201,14 @@ def test_learners_pages_have_no_axe_violations(
         submit(page, "#answer-form")
         assert page.locator("#answer-form").count() == 0
         audit.check("a drill, finished")
+        masked, _ = issue_masked_scores(live_server, name)
+        audit.visit(f"/variants/{masked}", "a drill whose cells have −∞ buttons")
         audit.visit("/account/password")
+        # the phone's menu, open
+        page.set_viewport_size(PHONE)
+        page.click("#site-menu > summary")
+        assert page.locator("#site-menu").get_attribute("open") is not None
+        audit.check("/account/password, the menu open")
         audit.visit("/no-such-page", status=404)
         context.close()
 

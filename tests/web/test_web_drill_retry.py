@@ -42,7 +42,9 @@ def flags(page_html: str) -> dict[str, str]:
 
 
 def results_tag(page_html: str) -> str:
-    match = re.search(r'<div class="results" id="results" tabindex="-1"[^>]*>', page_html)
+    match = re.search(
+        r'<div class="results(?: solved)?" id="results" tabindex="-1"[^>]*>', page_html
+    )
     assert match, "no results"
     return match.group(0)
 

@@ -116,3 +116,15 @@ def test_every_page_starts_with_a_skip_link_to_main_and_an_inline_icon(browser_f
     # the login page, for one not signed in, has both too
     login = browser_for().get("/login").text
     assert 'class="skip-link"' in login and 'rel="icon"' in login
+
+
+def test_every_page_has_a_meta_description_in_its_language(browser_for):
+    alice = browser_for("alice")
+    description = re.compile(r'<meta name="description" content="([^"]+)">')
+    alice.post("/lang/en")
+    for path in ("/drills", "/progress", CHAPTER_URL):
+        found = description.findall(alice.get(path).text)
+        assert len(found) == 1 and found[0].startswith("Work through the Transformer by hand"), path
+    assert description.search(browser_for().get("/login").text)
+    alice.post("/lang/zh")
+    assert description.findall(alice.get("/drills").text)[0].startswith("手算 Transformer：")

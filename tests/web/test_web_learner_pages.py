@@ -125,7 +125,7 @@ def test_the_drills_list_names_each_drill_and_each_button(app, browser_for):
     alice = browser_for("alice")
     page = alice.get("/drills").text
     drills = [q for q in app.extensions["quizsvc"].bank.questions.values() if q.type == "drill"]
-    headings = re.findall(r'<h2 id="drill-[^"]+">(.*?)</h2>', page)
+    headings = re.findall(r'<h3 id="drill-[^"]+">(.*?)</h3>', page)
     labels = re.findall(
         r'<button type="submit" aria-label="([^"]+)" aria-describedby="status-[^"]+">'
         r"Start</button>",
@@ -141,7 +141,7 @@ def test_the_drills_list_names_each_drill_and_each_button(app, browser_for):
 
     alice.post("/lang/zh")
     page = alice.get("/drills").text
-    assert '<h2 id="drill-drill-greedy-next-token">贪心解码：下一个 token</h2>' in page
+    assert '<h3 id="drill-drill-greedy-next-token">贪心解码：下一个 token</h3>' in page
     assert (
         'aria-label="开始：贪心解码：下一个 token" '
         'aria-describedby="status-drill-greedy-next-token">开始</button>'
@@ -213,19 +213,27 @@ def test_each_drill_says_what_the_learner_has_done_with_it(app, browser_for, ses
     alice.post("/lang/en")
     page = alice.get("/drills").text
     drills = [q.id for q in app.extensions["quizsvc"].bank.questions.values() if q.type == "drill"]
-    assert [drill_status(page, d) for d in drills] == ["Not tried yet"] * len(drills)
+    # the first drill (its skill not practised yet) is the one suggested
+    assert [drill_status(page, d) for d in drills] == [
+        "Not tried Suggested next",
+        *["Not tried"] * (len(drills) - 1),
+    ]
 
     first_id = start(alice, "drill-score-row", "start")
     page = alice.get("/drills").text
-    assert drill_status(page, "drill-score-row") == "1 unfinished variant, Continue opens it"
+    assert drill_status(page, "drill-score-row") == (
+        "In progress · 1 unfinished variant, Continue opens it"
+    )
+    assert re.findall(r'<li data-kind="(\w+)" data-state="in-progress"', page) == ["score_row"]
     # all three cells wrong (score 0), then right at the second attempt: 100% - 10% = 90%
     wrong = drill_state(sessions, "alice", first_id).variant.answer.values + 5
     form = {f"cell-0-{c}": repr(float(v)) for c, v in enumerate(wrong[0])}
     assert alice.post(f"/variants/{first_id}/submissions", form).status_code == 302
     solve(alice, sessions, "alice", first_id)
     page = alice.get("/drills").text
+    # 90% is mastered: right at the first attempt, or at the second
     assert drill_status(page, "drill-score-row") == (
-        "1 variant finished · best score 90% (each variant at its best attempt)"
+        "Mastered · 1 variant finished · best score 90% (each variant at its best attempt)"
     )
     assert 'aria-describedby="status-drill-score-row">Start</button>' in page
 
@@ -238,19 +246,18 @@ def test_each_drill_says_what_the_learner_has_done_with_it(app, browser_for, ses
     third_id = start(alice, "drill-score-row")
     page = alice.get("/drills").text
     assert drill_status(page, "drill-score-row") == (
-        "2 unfinished variants, Continue opens the newest · 1 variant finished · best score "
-        "90% (each variant at its best attempt)"
+        "Mastered · 2 unfinished variants, Continue opens the newest · 1 variant finished · "
+        "best score 90% (each variant at its best attempt)"
     )
     assert 'aria-describedby="status-drill-score-row">Continue</button>' in page
     assert start(alice, "drill-score-row", "start") == third_id  # what Continue does
 
     alice.post("/lang/zh")
     assert drill_status(alice.get("/drills").text, "drill-score-row") == (
-        "2 组未完成，“继续”打开最新的一组 · 已完成 1 组 · 最好成绩 90%（每组按最好的一次计）"
+        "已掌握 · 2 组未完成，“继续”打开最新的一组 · 已完成 1 组 · "
+        "最好成绩 90%（每组按最好的一次计）"
     )
-    assert drill_status(browser_for("bob").get("/drills").text, "drill-score-row") == (
-        "Not tried yet"
-    )
+    assert drill_status(browser_for("bob").get("/drills").text, "drill-score-row") == "Not tried"
 
 
 def test_the_drills_list_reads_every_drills_standing_in_one_query(app, browser_for):

@@ -156,6 +156,22 @@ def test_a_noted_matrix_table_shows_its_shape_and_a_focusable_note_on_a_cell():
     assert "we-with-notes" not in unnoted.get("class") and unnoted.find(".//button") is None
 
 
+def test_labels_that_are_all_empty_draw_no_empty_strip():
+    # one number (a loss): its column has no name, so there is no header row at all
+    loss = ET.fromstring(str(matrix_table(Tensor("Loss", [[1.25]], ("Loss",), ("",)))))
+    table = loss.find("table")
+    assert table.find("thead") is None
+    assert [(c.tag, c.text) for c in table.find("tbody/tr")] == [("th", "Loss"), ("td", "1.25")]
+    # no row names: no header column, and no corner cell above it
+    row = ET.fromstring(str(matrix_table(Tensor("x", [[1.0, 2.0]], ("",), ("a", "b")))))
+    assert [c.tag for c in row.find("table/thead/tr")] == ["th", "th"]
+    assert [c.tag for c in row.find("table/tbody/tr")] == ["td", "td"]
+    # neither: the number alone, under its caption
+    bare = ET.fromstring(str(matrix_table(Tensor("id", [[3.0]], ("",), ("",)))))
+    assert bare.find("table/thead") is None
+    assert [c.tag for c in bare.find("table/tbody/tr")] == ["td"]
+
+
 # --- heatmap --------------------------------------------------------------------------------
 
 

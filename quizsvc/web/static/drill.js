@@ -1,11 +1,12 @@
-// Pasting a whole matrix into one grid cell spreads it over the grid from that cell; one too
-// large to fit from there but of the grid's own shape fills the whole grid, and any other
-// leaves the grid as it was and says why (values dropped at the grid's edge would go unseen).
-// A matrix that fits the grid, pasted or typed into the "Paste a matrix" box, is copied into
-// the grid and the box emptied (a typed one when the box is left, e.g. for the Submit
-// button), so the grid is the one answer the learner sees and edits: the server reads the
-// box only while the grid is empty, and on a retry the grid holds the last attempt. The
-// error summary's links lead to the fields to fix.
+// The answer grid. Pasting a whole matrix into one cell spreads it over the grid from that
+// cell; one too large to fit from there but of the grid's own shape fills the whole grid,
+// and any other leaves the grid as it was and says why, naming both shapes (values dropped
+// at the grid's edge would go unseen). A matrix that fits the grid, pasted or typed into the
+// "Paste a matrix" box, is copied into the grid and the box emptied (a typed one when the
+// box is left, e.g. for the Submit button), so the grid is the one answer the learner sees
+// and edits: the server reads the box only while the grid is empty, and on a retry the grid
+// holds the last attempt. The arrow keys move between cells as in a spreadsheet; a cell's
+// "−∞" button fills in minus infinity. The error summary's links lead to the fields to fix.
 (function () {
   "use strict";
   // A link of the error summary (above the grid) takes the keyboard to its cell or box, with
@@ -37,8 +38,12 @@
       .replace(/[(（]/g, "[").replace(/[)）]/g, "]");
     // "[[a, b], [c, d]]": the boundary between two bracketed rows is a row break too
     const rows = table.replace(/[\]］]\s*[,，]?\s*[\[［]/g, "\n")
-      .replace(/[\[\]［］]/g, " ").split(/\s*[\n;；]\s*/).filter(Boolean);
-    return rows.map((row) => row.trim().split(/[\s,，]+/).filter(Boolean));
+      .replace(/[\[\]［］]/g, " ").split(/[ \t]*[\r\n;；][ \t]*/).filter((row) => row.trim());
+    // A spreadsheet separates its cells by tabs, and where the decimal mark is a comma
+    // ("0,5") the comma is part of a number: the server then says how to write it.
+    return rows.map((row) => row.includes("\t")
+      ? row.split("\t").map((value) => value.trim())
+      : row.trim().split(/[\s,，]+/).filter(Boolean));
   }
 
   function fill(values, r0, c0) {
@@ -81,6 +86,44 @@
     });
   });
 
+  // Up and down move to the cell above and below; left and right too once the caret is at
+  // the value's edge (or the whole value is selected), so that they still move the caret
+  // within a value being edited.
+  const atStart = (el) => el.selectionEnd === 0 ||
+    (el.selectionStart === 0 && el.selectionEnd === el.value.length);
+  const atEnd = (el) => el.selectionStart === el.value.length ||
+    (el.selectionStart === 0 && el.selectionEnd === el.value.length);
+  cells.forEach((cell) => {
+    cell.addEventListener("keydown", (event) => {
+      if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      const r = +cell.dataset.row;
+      const c = +cell.dataset.col;
+      const next = {
+        ArrowUp: () => at(r - 1, c),
+        ArrowDown: () => at(r + 1, c),
+        ArrowLeft: () => (atStart(cell) ? at(r, c - 1) : null),
+        ArrowRight: () => (atEnd(cell) ? at(r, c + 1) : null),
+      }[event.key];
+      const target = next && next();
+      if (!target) return;
+      event.preventDefault();
+      target.focus();
+      target.select();
+    });
+  });
+
+  // The "−∞" buttons (only where the answer may hold minus infinity): hidden in the page as
+  // sent, so that without this script there is no button that does nothing.
+  document.querySelectorAll("button.fill-minus-infinity").forEach((button) => {
+    const cell = document.getElementById(button.dataset.cell);
+    if (!cell) return;
+    button.hidden = false;
+    button.addEventListener("click", () => {
+      cell.value = "−∞";
+      cell.dispatchEvent(new Event("input", { bubbles: true })); // drafts.js keeps it
+    });
+  });
+
   const box = document.querySelector("textarea[name=pasted]");
   const status = document.querySelector(".paste-status");
   if (!box) return;
@@ -93,9 +136,19 @@
         .replace("{rows}", rowCount).replace("{cols}", colCount);
     }
   }
+  // left in the box as it is (the server refuses it, and says so, using no attempt)
+  function sayWrongShape(values) {
+    if (!status) return;
+    status.textContent = values.length ? status.dataset.wrongShape
+      .replace("{rows}", values.length).replace("{cols}", width(values))
+      .replace("{grid_rows}", rowCount).replace("{grid_cols}", colCount) : "";
+  }
   box.addEventListener("paste", (event) => {
     const values = matrixValues((event.clipboardData || window.clipboardData).getData("text"));
-    if (!fits(values)) return; // left in the box as pasted: the server says what does not fit
+    if (!fits(values)) {
+      sayWrongShape(values);
+      return;
+    }
     event.preventDefault();
     copyIntoGrid(values);
     at(0, 0).focus();
@@ -105,5 +158,6 @@
   box.addEventListener("change", () => {
     const values = matrixValues(box.value);
     if (fits(values)) copyIntoGrid(values);
+    else sayWrongShape(values);
   });
 })();
