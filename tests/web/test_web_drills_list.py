@@ -16,7 +16,10 @@ from quizsvc.web.drill_list import DRILL_SECTIONS, OTHER_SECTION, DrillSection, 
 CHAPTER_ORDER = [
     ("Embedding and positional encoding", ["embedding_positional"]),
     ("Q, K and V projections", ["projection"]),
-    ("Scores, scaling, mask and softmax", ["score_row", "softmax_row", "masked_row"]),
+    (
+        "Scores, scaling, mask and softmax",
+        ["score_row", "masked_score_row", "softmax_row", "masked_row"],
+    ),
     ("Attention output", ["attention_output_row"]),
     ("Multi-head attention", ["multi_head"]),
     ("Add & Norm", ["add_norm"]),

@@ -29,6 +29,7 @@ def test_a_new_drill_slots_into_the_section_of_its_skill(browser_for):
     sections = dict(sections_of(alice.get("/drills").text))
     assert sections["Scores, scaling, mask and softmax"] == [
         "score_row",
+        "masked_score_row",
         "softmax_row",
         "masked_row",
         "masked_row",
