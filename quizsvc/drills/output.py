@@ -91,7 +91,9 @@ def teacher_forcing_loss(rng: Rng, p: TeacherForcingLossParams) -> Draft:
     columns = tuple(f"{i} {word}" for i, word in enumerate(vocab))
     target_words = " ".join(vocab[i] for i in target)
     given = (
-        Tensor("target", np.array([target], dtype=float), ("target",), tuple(target_words.split())),
+        Tensor(
+            "target", np.array([target]), ("target",), tuple(target_words.split()), token_ids=True
+        ),
         Tensor("P", probs, rows, columns),
     )
     answer = scalar("Loss", loss, "Loss")
@@ -125,6 +127,7 @@ def teacher_forcing_loss(rng: Rng, p: TeacherForcingLossParams) -> Draft:
         np.stack([decoder_input, labels]).astype(float),
         ("decoder input", "label"),
         tuple(f"pos {t}" for t in range(steps)),
+        token_ids=True,
     )
     pairs = ", ".join(f"{a}→{b}" for a, b in zip(input_tokens, label_words, strict=True))
     reduce_zh = {
@@ -182,7 +185,7 @@ def greedy_next_token(rng: Rng, p: GreedyNextTokenParams) -> Draft:
     columns = tuple(f"{i} {word}" for i, word in enumerate(vocab))
     logits_row = row("logits", logits, "logits", columns)
     given = (logits_row,)
-    answer = Tensor("next token id", np.array([[chosen]]), ("id",), ("",))
+    answer = Tensor("next token id", np.array([[chosen]]), ("id",), ("",), token_ids=True)
     prompt = text(
         f"推理时 Decoder 已生成 “{so_far}”。下一个位置的输出分数（logits）如下，列名是 token "
         "ID 和词。",
