@@ -20,7 +20,7 @@ from quizsvc.drills.registry import (
     generate_variant,
     variant_conventions,
 )
-from quizsvc.drills.variant import Step, Tensor, Variant, with_each_tensor
+from quizsvc.drills.variant import Step, Tensor, Variant, number_to_json, with_each_tensor
 
 __all__ = [
     "DRILL_KINDS",
@@ -38,6 +38,7 @@ __all__ = [
     "Variant",
     "drill_param_models",
     "generate_variant",
+    "number_to_json",
     "variant_conventions",
     "with_each_tensor",
 ]

@@ -88,7 +88,7 @@ class Tensor:
         )
 
     def to_json(self) -> dict[str, Any]:
-        write = int if self.token_ids else _number_to_json
+        write = int if self.token_ids else number_to_json
         return {
             "name": self.name,
             "values": [[write(value) for value in row] for row in self.values.tolist()],
@@ -287,7 +287,8 @@ def _require_keys(data: object, keys: Sequence[str], what: str) -> None:
         raise ValueError(f"{what} is missing {', '.join(missing)}")
 
 
-def _number_to_json(value: float) -> float | str:
+def number_to_json(value: float) -> float | str:
+    """A number as JSON holds it: ±inf as the strings "inf" and "-inf"."""
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
     return value
