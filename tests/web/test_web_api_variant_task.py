@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -190,3 +191,63 @@ def test_a_variant_whose_drill_left_the_bank_still_has_its_numbers_and_conventio
     assert shown["task"] is None
     assert shown["prompt"] == variant["prompt"] and shown["given"] == variant["given"]
     assert (shown["masked_cell"], shown["rounding"]) == ("-inf", variant["rounding"])
+
+
+# --- the drill's page says the same ---------------------------------------------------------
+
+
+def decimals_rule(rounding: dict) -> str:
+    answer, steps, exps = rounding["answer"], rounding["intermediate"], rounding["exponentials"]
+    if answer == 0:
+        return "Answer with a whole number: the token's id."
+    if steps is None:
+        return f"Give the answer to {answer} decimals."
+    if exps is None:
+        return f"Keep {steps} decimals in each intermediate result and give the answer to {answer}."
+    return (
+        f"Keep {steps} decimals in each intermediate result ({exps} in e^x and their sum) and "
+        f"give the answer to {answer}."
+    )
+
+
+def drill_ids(content_dir) -> list[str]:
+    questions = yaml.safe_load((content_dir / DRILLS_YAML).read_text(encoding="utf-8"))
+    return [q["id"] for q in questions["questions"]]
+
+
+def test_each_drill_s_page_shows_what_its_json_says(browser_for, content_dir):
+    alice = browser_for("alice")
+    alice.post("/lang/en")
+    for question_id in drill_ids(content_dir):
+        started = alice.post(f"/drills/{question_id}/variants")
+        variant_id = started.headers["Location"].rsplit("/", 1)[1]
+        page = alice.get(f"/variants/{variant_id}").text
+        variant = parsed(alice.get(f"/api/variants/{variant_id}?lang=en"))
+        # the task and the variant's numbers, as the JSON renders them
+        assert variant["task"]["html"] in page, question_id
+        assert variant["prompt"]["html"] in page, question_id
+        rules = page[page.index('<ul class="rules"') : page.index("</ul>", page.index("rules"))]
+        assert decimals_rule(variant["rounding"]) in rules.replace("&#39;", "'"), question_id
+        if variant["masked_cell"] == "-inf":
+            assert "Write -inf in a masked cell" in rules
+        elif variant["masked_cell"] is not None:
+            assert f"Write {variant['masked_cell']:g} in a masked cell." in rules
+        else:
+            assert "masked cell" not in rules
+        if variant["eps"] is not None:
+            assert f"ε = {variant['eps']:.5f}" in page
+        tolerance = variant["tolerance"]
+        assert tolerance["rtol"] == 0
+        atol = f"{tolerance['atol']:g}"
+        assert (
+            "Only the exact value counts as correct." in rules
+            if tolerance["atol"] == 0
+            else f"±{atol} of the exact value" in rules
+        ), question_id
+        assert f"Attempts left: {variant['attempts_left']}" in page
+        if variant["attempts_allowed"] == 1:
+            assert "One attempt: this drill cannot be retried." in rules
+        else:
+            assert f"takes {round(variant['penalty'] * 100)}% off the score" in rules
+        rows, cols = variant["answer"]["shape"]
+        assert len(re.findall(r'<input name="cell-\d+-\d+"', page)) == rows * cols
