@@ -251,3 +251,22 @@ def test_each_drill_s_page_shows_what_its_json_says(browser_for, content_dir):
             assert f"takes {round(variant['penalty'] * 100)}% off the score" in rules
         rows, cols = variant["answer"]["shape"]
         assert len(re.findall(r'<input name="cell-\d+-\d+"', page)) == rows * cols
+
+
+def test_the_loss_drill_labels_each_row_by_what_it_predicts_in_json_and_on_the_page(
+    browser_for,
+):
+    alice = browser_for("alice")
+    alice.post("/lang/zh")
+    started = alice.post("/drills/drill-teacher-forcing-loss/variants")
+    variant_id = started.headers["Location"].rsplit("/", 1)[1]
+    variant = parsed(alice.get(f"/api/variants/{variant_id}"))
+    [target] = [t["values"][0] for t in variant["given"] if t["name"] == "target"]
+    [p] = [t for t in variant["given"] if t["name"] == "P"]
+    words = {3: "I", 4: "love", 5: "you", 2: "<eos>"}
+    predicted = [words[i] for i in [*target, 2]]
+    assert p["row_labels"] == [f"pos {t} → {w}" for t, w in enumerate(predicted)]
+    page = alice.get(f"/variants/{variant_id}").text
+    headers = re.findall(r"<th scope=['\"]row['\"][^>]*>([^<]*)</th>", page)
+    for t, word in enumerate(predicted):
+        assert f"位置 {t} → {word}".replace("<", "&lt;").replace(">", "&gt;") in headers
