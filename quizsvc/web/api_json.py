@@ -63,22 +63,20 @@ def _whole_as_integer(value: Any) -> Any:
 
 
 def _cell_json(cell: dict[str, Any], finished: bool, token_ids: bool) -> dict[str, Any]:
-    number = _whole_as_integer if token_ids else _as_stored
+    def number(key: str) -> Any:
+        return _whole_as_integer(cell[key]) if token_ids else cell[key]
+
     view = {
         "row": cell["row"],
         "col": cell["col"],
         "correct": cell["correct"],
-        "submitted": number(cell["submitted"]),
+        "submitted": number("submitted"),
     }
     # The interval around a wrong cell would give its answer away until the end.
     if finished or cell["correct"]:
-        view["low"] = number(cell["low"])
-        view["high"] = number(cell["high"])
+        view["low"] = number("low")
+        view["high"] = number("high")
     return view
-
-
-def _as_stored(value: Any) -> Any:
-    return value
 
 
 def submission_json(
@@ -86,7 +84,7 @@ def submission_json(
 ) -> dict[str, Any]:
     token_ids = state.variant.answer.token_ids
     answer = submission.parsed_value
-    if token_ids and isinstance(answer, list):
+    if token_ids:
         answer = [[_whole_as_integer(value) for value in row] for row in answer]
     return {
         "id": submission.submission_id,
