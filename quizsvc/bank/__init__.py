@@ -34,7 +34,7 @@ from quizsvc.bank.schema import (
     Tolerance,
     localize,
 )
-from quizsvc.bank.views import public_question, render_markdown, solution_view
+from quizsvc.bank.views import markdown_text, public_question, render_markdown, solution_view
 from quizsvc.messages import N_
 
 __all__ = [
@@ -68,6 +68,7 @@ __all__ = [
     "format_problem",
     "load_bank",
     "localize",
+    "markdown_text",
     "public_question",
     "render_markdown",
     "solution_view",

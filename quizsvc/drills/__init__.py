@@ -10,10 +10,17 @@ variant.
     variant = generate_variant("score_row", seed=7, params={"n": 3})
 """
 
+from quizsvc.drills.conventions import Conventions, Rounding
 from quizsvc.drills.names import DRILL_TITLES, POSITION_LABEL, SKILL_NAMES, TENSOR_WORDS
 from quizsvc.drills.params import PARAMS_MESSAGES, ParamsProblem
-from quizsvc.drills.registry import DRILL_KINDS, DrillKind, drill_param_models, generate_variant
-from quizsvc.drills.variant import Step, Tensor, Variant, with_each_tensor
+from quizsvc.drills.registry import (
+    DRILL_KINDS,
+    DrillKind,
+    drill_param_models,
+    generate_variant,
+    variant_conventions,
+)
+from quizsvc.drills.variant import Step, Tensor, Variant, number_to_json, with_each_tensor
 
 __all__ = [
     "DRILL_KINDS",
@@ -22,12 +29,16 @@ __all__ = [
     "POSITION_LABEL",
     "SKILL_NAMES",
     "TENSOR_WORDS",
+    "Conventions",
     "DrillKind",
     "ParamsProblem",
+    "Rounding",
     "Step",
     "Tensor",
     "Variant",
     "drill_param_models",
     "generate_variant",
+    "number_to_json",
+    "variant_conventions",
     "with_each_tensor",
 ]

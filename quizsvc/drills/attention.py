@@ -9,11 +9,14 @@ Each answer is computed by the engine from exactly the numbers the learner is gi
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from engine.layers import apply_mask, attention, causal_mask, linear, softmax
 from engine.trace import Trace
+from quizsvc.drills.conventions import Conventions, Rounding
 from quizsvc.drills.params import (
     AttentionOutputRowParams,
     CrossAttentionRowParams,
@@ -371,6 +374,12 @@ def cross_attention_row(rng: Rng, p: CrossAttentionRowParams) -> Draft:
         tolerance=WEIGHTS_TOLERANCE if wants_weights else None,
         choices={"position": position},
     )
+
+
+def cross_attention_conventions(params: Mapping[str, Any]) -> Conventions:
+    """Attention weights to three decimals, as the softmax drills ask for them (and as
+    WEIGHTS_TOLERANCE grades them); the output to two."""
+    return Conventions(Rounding(answer=3 if params.get("part") == "weights" else 2, intermediate=3))
 
 
 def _masked_position(rng: Rng, chosen: int | None, n: int) -> int:

@@ -48,7 +48,9 @@ def embedding_positional(rng: Rng, p: EmbeddingPositionalParams) -> Draft:
             tuple(f"{i} {VOCABULARY[i]}" for i in range(p.vocab_size)),
             columns,
         ),
-        Tensor("ids", ids[None, :], ("ids",), tuple(f"pos {j}" for j in range(p.n))),
+        Tensor(
+            "ids", ids[None, :], ("ids",), tuple(f"pos {j}" for j in range(p.n)), token_ids=True
+        ),
     )
     label = f"pos {position} {word}"
     answer = row(f"X'{position}", x_prime, label, columns)

@@ -87,14 +87,18 @@ def teacher_forcing_loss(rng: Rng, p: TeacherForcingLossParams) -> Draft:
         loss = float(per_position[position])
 
     input_tokens = tuple(vocab[i] for i in decoder_input)
-    rows = tuple(f"pos {t} {token}" for t, token in enumerate(input_tokens))
+    label_words = tuple(vocab[i] for i in labels)
+    # Each row of P by its position and the token it is to predict: "pos 0 → I".
+    predicts = tuple(f"pos {t} → {word}" for t, word in enumerate(label_words))
     columns = tuple(f"{i} {word}" for i, word in enumerate(vocab))
     target_words = " ".join(vocab[i] for i in target)
     given = (
-        Tensor("target", np.array([target], dtype=float), ("target",), tuple(target_words.split())),
-        Tensor("P", probs, rows, columns),
+        Tensor(
+            "target", np.array([target]), ("target",), tuple(target_words.split()), token_ids=True
+        ),
+        Tensor("P", probs, predicts, columns),
     )
-    answer = scalar("Loss", loss, "Loss")
+    answer = scalar("Loss", loss, "Loss" if position is None else predicts[position])
     vocab_text = ", ".join(f"{i} = {word}" for i, word in enumerate(vocab))
     ask_zh = {
         "mean": f"所有 {steps} 个位置交叉熵的平均值（常用的训练 Loss；章节写作各位置误差之和）",
@@ -111,20 +115,21 @@ def teacher_forcing_loss(rng: Rng, p: TeacherForcingLossParams) -> Draft:
     prompt = text(
         f"词表：{vocab_text}。训练时目标句子为 “{target_words}”（ID `{target}`）。"
         "Decoder 的输入是 `<s>` + 目标句子，最后一个位置预测 `<eos>`。"
-        "表 P 的第 t 行是模型在位置 t 预测的概率分布。"
+        "表 P 的“位置 t → w”一行是模型在位置 t 预测的概率分布，w 是这个位置要预测的目标 token。"
         f"计算{ask_zh}。",
         f"Vocabulary: {vocab_text}. The training target is “{target_words}” (ids "
         f"`{target}`). The decoder input is `<s>` + the target, and the last position "
-        "predicts `<eos>`. Row t of the table P is the model's predicted distribution at "
-        f"position t. Compute {ask_en}.",
+        "predicts `<eos>`. Row “pos t → w” of the table P is the model's predicted "
+        f"distribution at position t, whose target (the token it is to predict) is w. "
+        f"Compute {ask_en}.",
     )
     picked = probs[np.arange(steps), labels]
-    label_words = tuple(vocab[i] for i in labels)
     sequences = Tensor(
         "teacher forcing",
         np.stack([decoder_input, labels]).astype(float),
         ("decoder input", "label"),
         tuple(f"pos {t}" for t in range(steps)),
+        token_ids=True,
     )
     pairs = ", ".join(f"{a}→{b}" for a, b in zip(input_tokens, label_words, strict=True))
     reduce_zh = {
@@ -150,15 +155,15 @@ def teacher_forcing_loss(rng: Rng, p: TeacherForcingLossParams) -> Draft:
             "Pick the probability of the correct token",
             f"每一行取标签那一列：`{vector(picked)}`。",
             f"Take the label's column in every row: `{vector(picked)}`.",
-            Tensor("P", probs, rows, columns),
-            row("p(label)", picked, "p(label)", label_words),
+            Tensor("P", probs, predicts, columns),
+            row("p(label)", picked, "p(label)", predicts),
         ),
         step(
             "交叉熵",
             "Cross-entropy",
             f"`-ln p` = `{vector(per_position)}`。{reduce_zh}",
             f"`-ln p` = `{vector(per_position)}`. {reduce_en}",
-            row("-ln p", per_position, "-ln p", label_words),
+            row("-ln p", per_position, "-ln p", predicts),
             answer,
         ),
     )
@@ -182,7 +187,7 @@ def greedy_next_token(rng: Rng, p: GreedyNextTokenParams) -> Draft:
     columns = tuple(f"{i} {word}" for i, word in enumerate(vocab))
     logits_row = row("logits", logits, "logits", columns)
     given = (logits_row,)
-    answer = Tensor("next token id", np.array([[chosen]]), ("id",), ("",))
+    answer = Tensor("next token id", np.array([[chosen]]), ("id",), ("",), token_ids=True)
     prompt = text(
         f"推理时 Decoder 已生成 “{so_far}”。下一个位置的输出分数（logits）如下，列名是 token "
         "ID 和词。",

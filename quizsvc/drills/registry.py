@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from quizsvc.drills import attention, embedding, multi_head, output, sublayers
 from quizsvc.drills import params as p
+from quizsvc.drills.conventions import Conventions, ConventionsOf, Rounding, fixed
 from quizsvc.drills.text import ROUNDING_NOISE, Draft
 from quizsvc.drills.variant import Tensor, Variant, with_each_tensor
 from quizsvc.grading import Tolerance
@@ -27,6 +29,8 @@ class DrillKind:
     ``default_tolerance`` applies when a question sets none (a kind may tighten it for a
     variant whose answer is attention weights; ``Variant.tolerance`` is what applies).
     ``skill`` is the tag the kind trains, as used in ``tags:`` of the content.
+    ``conventions`` gives, from a variant's params, the rounding its default tolerance is
+    made for, and the rest a learner must know to answer (``quizsvc.drills.conventions``).
     """
 
     name: str
@@ -34,6 +38,7 @@ class DrillKind:
     default_tolerance: Tolerance
     skill: str
     build: Generator
+    conventions: ConventionsOf
     all_or_nothing: bool = False
 
     def generate(self, seed: int, params: BaseModel) -> Variant:
@@ -81,9 +86,23 @@ def _kind(
     build: Generator,
     skill: str,
     atol: float,
+    conventions: Rounding | Conventions | ConventionsOf,
     all_or_nothing: bool = False,
 ) -> DrillKind:
-    return DrillKind(name, params_model, Tolerance(atol=atol), skill, build, all_or_nothing)
+    if isinstance(conventions, Rounding):
+        conventions = Conventions(conventions)
+    if isinstance(conventions, Conventions):
+        conventions = fixed(conventions)
+    return DrillKind(
+        name, params_model, Tolerance(atol=atol), skill, build, conventions, all_or_nothing
+    )
+
+
+# The roundings the drills' prompts ask for: the chapter gives vectors, scores and losses to two
+# decimals, attention weights and the results on the way to three.
+TWO_DECIMALS = Rounding(answer=2)
+TWO_AFTER_THREE = Rounding(answer=2, intermediate=3)
+THREE_AFTER_THREE = Rounding(answer=3, intermediate=3)
 
 
 # Default tolerances follow the precision the chapter works to: two decimals for vectors and
@@ -100,35 +119,77 @@ DRILL_KINDS: Mapping[str, DrillKind] = MappingProxyType(
                 embedding.embedding_positional,
                 "positional_encoding",
                 0.01,
+                TWO_AFTER_THREE,
             ),
-            _kind("projection", p.ProjectionParams, attention.projection, "qkv", 0.01),
-            _kind("score_row", p.ScoreRowParams, attention.score_row, "scores", 0.01),
+            _kind(
+                "projection",
+                p.ProjectionParams,
+                attention.projection,
+                "qkv",
+                0.01,
+                TWO_DECIMALS,
+            ),
+            _kind(
+                "score_row", p.ScoreRowParams, attention.score_row, "scores", 0.01, TWO_AFTER_THREE
+            ),
             _kind(
                 "masked_score_row",
                 p.MaskedScoreRowParams,
                 attention.masked_score_row,
                 "masking",
                 0.01,
+                Conventions(TWO_AFTER_THREE, masked_cell=-math.inf),
             ),
-            _kind("softmax_row", p.SoftmaxRowParams, attention.softmax_row, "softmax", 0.005),
-            _kind("masked_row", p.MaskedRowParams, attention.masked_row, "masking", 0.005),
+            _kind(
+                "softmax_row",
+                p.SoftmaxRowParams,
+                attention.softmax_row,
+                "softmax",
+                0.005,
+                THREE_AFTER_THREE,
+            ),
+            _kind(
+                "masked_row",
+                p.MaskedRowParams,
+                attention.masked_row,
+                "masking",
+                0.005,
+                Conventions(THREE_AFTER_THREE, masked_cell=0.0),
+            ),
             _kind(
                 "attention_output_row",
                 p.AttentionOutputRowParams,
                 attention.attention_output_row,
                 "attention_output",
                 0.01,
+                TWO_DECIMALS,
             ),
             # Scaled with the size by multi_head.tolerance_for; this is its value at the defaults.
-            _kind("multi_head", p.MultiHeadParams, multi_head.multi_head, "multi_head", 0.03),
-            _kind("add_norm", p.AddNormParams, sublayers.add_norm, "add_norm", 0.02),
-            _kind("ffn_row", p.FfnRowParams, sublayers.ffn_row, "ffn", 0.01),
+            # A head's scores can all be far below 0: e^x then needs a fourth decimal.
+            _kind(
+                "multi_head",
+                p.MultiHeadParams,
+                multi_head.multi_head,
+                "multi_head",
+                0.03,
+                Rounding(answer=2, intermediate=3, exponentials=4),
+            ),
+            _kind(
+                "add_norm",
+                p.AddNormParams,
+                sublayers.add_norm,
+                "add_norm",
+                0.02,
+                Conventions(TWO_AFTER_THREE, eps=sublayers.LAYER_NORM_EPS),
+            ),
+            _kind("ffn_row", p.FfnRowParams, sublayers.ffn_row, "ffn", 0.01, TWO_AFTER_THREE),
             _kind(
                 "cross_attention_row",
                 p.CrossAttentionRowParams,
                 attention.cross_attention_row,
                 "cross_attention",
                 0.02,
+                attention.cross_attention_conventions,
             ),
             _kind(
                 "teacher_forcing_loss",
@@ -136,6 +197,7 @@ DRILL_KINDS: Mapping[str, DrillKind] = MappingProxyType(
                 output.teacher_forcing_loss,
                 "teacher_forcing",
                 0.01,
+                TWO_AFTER_THREE,
             ),
             _kind(
                 "greedy_next_token",
@@ -143,6 +205,7 @@ DRILL_KINDS: Mapping[str, DrillKind] = MappingProxyType(
                 output.greedy_next_token,
                 "decoding",
                 0.0,
+                Rounding(answer=0),  # a token id
                 all_or_nothing=True,
             ),
         )
@@ -153,6 +216,13 @@ DRILL_KINDS: Mapping[str, DrillKind] = MappingProxyType(
 def drill_param_models() -> dict[str, type[BaseModel]]:
     """Each kind's params model by kind name: what ``quizsvc.bank.load_bank`` validates with."""
     return {name: kind.params_model for name, kind in DRILL_KINDS.items()}
+
+
+def variant_conventions(variant: Variant) -> Conventions | None:
+    """What a learner must know besides the numbers to answer ``variant``; None for a stored
+    variant of a kind that no longer exists."""
+    drill = DRILL_KINDS.get(variant.kind)
+    return None if drill is None else drill.conventions(variant.params)
 
 
 def generate_variant(

@@ -21,7 +21,8 @@ LANGUAGES = ("zh", "en")
 
 _WithTensors = TypeVar("_WithTensors")  # a Variant, or a drill's draft of one
 
-# Bumped when the JSON layout changes; from_json refuses layouts it does not know.
+# Bumped when the JSON layout changes so that older code would misread it; from_json refuses
+# layouts it does not know. A key added with a default (a tensor's token_ids) keeps the format.
 JSON_FORMAT = 1
 
 
@@ -30,12 +31,15 @@ class Tensor:
     """A named 2-D table of numbers with a label for every row and column.
 
     ``values`` is a read-only float64 copy; ±inf is allowed (masked scores), NaN is not.
+    ``token_ids``: the values are token ids, whole numbers from 0, which JSON writes as
+    integers.
     """
 
     name: str
     values: np.ndarray
     row_labels: tuple[str, ...]
     col_labels: tuple[str, ...]
+    token_ids: bool = False
 
     def __post_init__(self) -> None:
         # "+ 0.0" turns -0.0 into 0.0: equal tensors must hash equal, and a learner should
@@ -56,6 +60,10 @@ class Tensor:
             )
         object.__setattr__(self, "row_labels", row_labels)
         object.__setattr__(self, "col_labels", col_labels)
+        if self.token_ids and not (
+            np.isfinite(values).all() and (values >= 0).all() and (values == np.round(values)).all()
+        ):
+            raise ValueError(f"tensor {self.name!r} of token ids holds a value that is no id")
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -69,19 +77,24 @@ class Tensor:
             self.name == other.name
             and self.row_labels == other.row_labels
             and self.col_labels == other.col_labels
+            and self.token_ids == other.token_ids
             and self.values.shape == other.values.shape
             and bool(np.array_equal(self.values, other.values))
         )
 
     def __hash__(self) -> int:
-        return hash((self.name, self.row_labels, self.col_labels, self.values.tobytes()))
+        return hash(
+            (self.name, self.row_labels, self.col_labels, self.token_ids, self.values.tobytes())
+        )
 
     def to_json(self) -> dict[str, Any]:
+        write = int if self.token_ids else number_to_json
         return {
             "name": self.name,
-            "values": [[_number_to_json(value) for value in row] for row in self.values.tolist()],
+            "values": [[write(value) for value in row] for row in self.values.tolist()],
             "row_labels": list(self.row_labels),
             "col_labels": list(self.col_labels),
+            "token_ids": self.token_ids,
         }
 
     @classmethod
@@ -95,11 +108,15 @@ class Tensor:
         if len(widths) > 1:
             raise ValueError(f"tensor {data['name']!r} has rows of different lengths")
         shape = (len(values), widths.pop() if widths else 0)
+        token_ids = data.get("token_ids", False)  # absent from the records written before it
+        if not isinstance(token_ids, bool):
+            raise ValueError(f"tensor token_ids must be true or false, got {token_ids!r}")
         return cls(
             name=str(data["name"]),
             values=np.array(values, dtype=np.float64).reshape(shape),
             row_labels=tuple(data["row_labels"]),
             col_labels=tuple(data["col_labels"]),
+            token_ids=token_ids,
         )
 
 
@@ -270,7 +287,8 @@ def _require_keys(data: object, keys: Sequence[str], what: str) -> None:
         raise ValueError(f"{what} is missing {', '.join(missing)}")
 
 
-def _number_to_json(value: float) -> float | str:
+def number_to_json(value: float) -> float | str:
+    """A number as JSON holds it: ±inf as the strings "inf" and "-inf"."""
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
     return value

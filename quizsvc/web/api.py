@@ -184,6 +184,12 @@ def _drill_answer_text(body: dict[str, Any]) -> str:
         raise ApiError(422, "invalid_answer", str(exc)) from None
 
 
+def _variant_json(state: practice.DrillState, lang: str) -> dict[str, Any]:
+    """The variant with its drill's task, if the drill is still in the bank."""
+    question = bank().questions.get(state.stored.question_id)
+    return variant_json(state, lang, question if isinstance(question, DrillQuestion) else None)
+
+
 def _load_state(variant_id: int) -> practice.DrillState:
     try:
         return practice.drill_state(db(), current_user.id, variant_id)
@@ -352,7 +358,7 @@ def _start(question_id: str):
     except practice.PracticeError as exc:
         abort(404, description=str(exc))
     store.begin_read_only(db())
-    response = jsonify(variant_json(practice.drill_state(db(), current_user.id, issued.id), lang))
+    response = jsonify(_variant_json(practice.drill_state(db(), current_user.id, issued.id), lang))
     response.status_code = 201
     response.headers["Location"] = url_for("api.variant", variant_id=issued.id)
     return response
@@ -362,7 +368,7 @@ def _start(question_id: str):
 def variant(variant_id: int):
     lang = _lang()
     store.begin_read_only(db())
-    return variant_json(_load_state(variant_id), lang)
+    return _variant_json(_load_state(variant_id), lang)
 
 
 @bp.post("/variants/<int:variant_id>/submissions")
@@ -386,9 +392,9 @@ def submit(variant_id: int):
     replayed = outcome.submission.replayed
     return jsonify(
         {
-            "submission": submission_json(outcome.submission, outcome.state.finished),
+            "submission": submission_json(outcome.submission, outcome.state),
             "replayed": replayed,
-            "variant": variant_json(outcome.state, lang),
+            "variant": _variant_json(outcome.state, lang),
         }
     ), 200 if replayed else 201
 

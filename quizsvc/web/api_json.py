@@ -1,7 +1,13 @@
 """The JSON documents the API sends of a learner's work: an answer to a chapter question, a
 drill variant with its submissions, each naming the fields a learner may see (a variant's
 expected answer, worked solution and heatmap once it is finished, a wrong cell's accepted
-interval only then)."""
+interval only then).
+
+A variant is sent whole, so that a client knows what is asked without another request: its
+stored document gives the numbers, the prompt that names them, the answer grid and the
+tolerance; the drill question in the bank gives the task (what to compute, how to round, how
+to write a masked cell) and the attempts; the drill kind gives the same rounding, ε and
+masked-cell value as data (``variant_conventions``)."""
 
 from __future__ import annotations
 
@@ -9,8 +15,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from quizsvc import practice, store
-from quizsvc.bank import render_markdown
-from quizsvc.drills import Tensor
+from quizsvc.bank import DrillQuestion, localize, markdown_text, render_markdown
+from quizsvc.drills import Tensor, number_to_json, variant_conventions
 
 
 def iso_time(value: datetime | None) -> str | None:
@@ -23,6 +29,11 @@ def iso_time(value: datetime | None) -> str | None:
 
 def markdown_json(text: str) -> dict[str, str]:
     return {"markdown": text, "html": render_markdown(text)}
+
+
+def text_json(text: str) -> dict[str, str]:
+    """Markdown with its HTML and its plain text, for a client that shows neither."""
+    return {**markdown_json(text), "text": markdown_text(text)}
 
 
 def learner_answer_json(answer: store.AnsweredQuestion) -> dict[str, Any]:
@@ -45,21 +56,36 @@ def learner_answer_json(answer: store.AnsweredQuestion) -> dict[str, Any]:
     }
 
 
-def _cell_json(cell: dict[str, Any], finished: bool) -> dict[str, Any]:
+def _whole_as_integer(value: Any) -> Any:
+    """A number given for a token id, as an integer where it is a whole one (4.0 is 4); any
+    other (4.5, "inf") as it was."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _cell_json(cell: dict[str, Any], finished: bool, token_ids: bool) -> dict[str, Any]:
+    def number(key: str) -> Any:
+        return _whole_as_integer(cell[key]) if token_ids else cell[key]
+
     view = {
         "row": cell["row"],
         "col": cell["col"],
         "correct": cell["correct"],
-        "submitted": cell["submitted"],
+        "submitted": number("submitted"),
     }
     # The interval around a wrong cell would give its answer away until the end.
     if finished or cell["correct"]:
-        view["low"] = cell["low"]
-        view["high"] = cell["high"]
+        view["low"] = number("low")
+        view["high"] = number("high")
     return view
 
 
-def submission_json(submission: store.SubmissionResult, finished: bool) -> dict[str, Any]:
+def submission_json(
+    submission: store.SubmissionResult, state: practice.DrillState
+) -> dict[str, Any]:
+    token_ids = state.variant.answer.token_ids
+    answer = submission.parsed_value
+    if token_ids:
+        answer = [[_whole_as_integer(value) for value in row] for row in answer]
     return {
         "id": submission.submission_id,
         "attempt": submission.attempt,
@@ -67,35 +93,53 @@ def submission_json(submission: store.SubmissionResult, finished: bool) -> dict[
         "raw_score": submission.raw_score,
         "penalty_applied": submission.penalty_applied,
         "score": submission.score,
-        "answer": submission.parsed_value,
-        "cells": [_cell_json(cell, finished) for cell in submission.cells],
+        "answer": answer,
+        "cells": [_cell_json(cell, state.finished, token_ids) for cell in submission.cells],
         "submitted_at": iso_time(submission.submitted_at),
     }
 
 
-def variant_json(state: practice.DrillState, lang: str) -> dict[str, Any]:
+def variant_json(
+    state: practice.DrillState, lang: str, question: DrillQuestion | None
+) -> dict[str, Any]:
+    """The variant in ``lang``; ``question``: its drill in the bank, None if it has left."""
     stored, variant = state.stored, state.variant
     answer: Tensor = variant.answer
+    conventions = variant_conventions(variant)
+    rounding = None if conventions is None else conventions.rounding
     view: dict[str, Any] = {
         "id": stored.id,
         "question_id": stored.question_id,
         "kind": stored.kind,
         "skill": stored.skill,
-        "prompt": markdown_json(variant.prompt[lang]),
+        "task": None if question is None else text_json(localize(question.prompt, lang)),
+        "prompt": text_json(variant.prompt[lang]),
         "given": [tensor.to_json() for tensor in variant.given],
         "answer": {
             "name": answer.name,
             "shape": list(answer.shape),
             "row_labels": list(answer.row_labels),
             "col_labels": list(answer.col_labels),
+            "token_ids": answer.token_ids,
         },
+        "rounding": None
+        if rounding is None
+        else {
+            "answer": rounding.answer,
+            "intermediate": rounding.intermediate,
+            "exponentials": rounding.exponentials,
+        },
+        "eps": None if conventions is None else conventions.eps,
+        "masked_cell": None
+        if conventions is None or conventions.masked_cell is None
+        else number_to_json(conventions.masked_cell),
         "tolerance": {"atol": variant.tolerance.atol, "rtol": variant.tolerance.rtol},
         "all_or_nothing": variant.all_or_nothing,
         "attempts_allowed": stored.attempts_allowed,
         "attempts_left": stored.attempts_left,
         "penalty": stored.penalty,
         "created_at": iso_time(stored.created_at),
-        "submissions": [submission_json(s, state.finished) for s in state.submissions],
+        "submissions": [submission_json(s, state) for s in state.submissions],
         "solved": state.solved,
         "finished": state.finished,
     }

@@ -4,10 +4,12 @@ cells, the marks of a graded attempt and the worked solution's tables."""
 
 from __future__ import annotations
 
+import math
+
 from flask_babel import gettext
 from markupsafe import Markup
 
-from quizsvc.drills import Step, Tensor, Variant
+from quizsvc.drills import Rounding, Step, Tensor, Variant, variant_conventions
 from quizsvc.grading import Tolerance
 from quizsvc.web.render import format_number, format_whole_percent, heatmap_svg, matrix_table
 
@@ -27,13 +29,50 @@ def tolerance_rule(tolerance: Tolerance) -> str:
     )
 
 
+def rounding_rule(rounding: Rounding) -> str:
+    """The decimals to give, as the drill's task asks for them."""
+    if rounding.answer == 0:
+        return gettext("Answer with a whole number: the token's id.")
+    if rounding.intermediate is None:
+        return gettext("Give the answer to %(answer)s decimals.", answer=rounding.answer)
+    if rounding.exponentials is None:
+        return gettext(
+            "Keep %(intermediate)s decimals in each intermediate result and give the answer "
+            "to %(answer)s.",
+            intermediate=rounding.intermediate,
+            answer=rounding.answer,
+        )
+    return gettext(
+        "Keep %(intermediate)s decimals in each intermediate result (%(exponentials)s in e^x "
+        "and their sum) and give the answer to %(answer)s.",
+        intermediate=rounding.intermediate,
+        exponentials=rounding.exponentials,
+        answer=rounding.answer,
+    )
+
+
+def masked_cell_rule(value: float) -> str:
+    if math.isinf(value):
+        return gettext("Write -inf in a masked cell (−∞ works too).")
+    return gettext("Write %(value)s in a masked cell.", value=format_number(value, 6))
+
+
 def drill_rules(variant: Variant, attempts_allowed: int, penalty: float) -> list[str]:
-    """The rules a drill's page states before answering: how close, all or nothing, what a
+    """The rules a drill's page states before answering, the facts the API sends as data
+    beside the task: the decimals, a masked cell's answer, how close, all or nothing, what a
     retry costs (the instructor's preview shows the same list)."""
-    rules = [tolerance_rule(variant.tolerance)]
+    rules = []
+    conventions = variant_conventions(variant)
+    if conventions is not None:
+        rules.append(rounding_rule(conventions.rounding))
+        if conventions.masked_cell is not None:
+            rules.append(masked_cell_rule(conventions.masked_cell))
+    rules.append(tolerance_rule(variant.tolerance))
     if variant.all_or_nothing and variant.answer.values.size > 1:
         rules.append(gettext("Every cell must be right to score: one wrong cell scores 0."))
-    if attempts_allowed > 1 and penalty > 0:
+    if attempts_allowed == 1:
+        rules.append(gettext("One attempt: this drill cannot be retried."))
+    elif penalty > 0:
         rules.append(
             gettext(
                 "Each further attempt takes %(penalty)s off the score.",

@@ -12,6 +12,7 @@ from quizsvc.bank import (
     LocalizedText,
     load_bank,
     localize,
+    markdown_text,
     public_question,
     render_markdown,
     solution_view,
@@ -120,6 +121,29 @@ def test_javascript_links_are_not_made_clickable() -> None:
 
 def test_inline_rendering_has_no_paragraph() -> None:
     assert render_markdown("Q *and* K", inline=True) == "Q <em>and</em> K"
+
+
+def test_markdown_as_plain_text_keeps_the_words_and_the_lines_not_the_marks() -> None:
+    source = (
+        "Add the encoding, **then** round:\n\n"
+        "- `PE(pos, 2i) = sin(...)`\n"
+        "- `PE(pos, 2i+1) = cos(...)`\n\n"
+        "1. first\n"
+        "2. second,\n   on two lines\n\n"
+        "See [the chapter](https://example.org) and <b>this</b>.\n\n"
+        "```\nq · K^T\n```"
+    )
+    assert markdown_text(source) == (
+        "Add the encoding, then round:\n\n"
+        "- PE(pos, 2i) = sin(...)\n"
+        "- PE(pos, 2i+1) = cos(...)\n\n"
+        "1. first\n"
+        "2. second,\n   on two lines\n\n"
+        "See the chapter and <b>this</b>.\n\n"  # raw HTML is text here, as it is shown
+        "q · K^T"
+    )
+    assert markdown_text("保留两位小数。") == "保留两位小数。"
+    assert markdown_text("") == ""
 
 
 def test_localize_picks_the_language_and_rejects_others() -> None:

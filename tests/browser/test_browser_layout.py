@@ -121,7 +121,7 @@ def test_a_wide_matrix_scrolls_in_its_box_by_keyboard_with_its_row_headers_on_on
     box = page.get_by_role("region", name="P", exact=True).first
     assert box.evaluate("el => el.scrollWidth > el.clientWidth")
     assert box.evaluate("el => el.getBoundingClientRect().right") <= PHONE["width"]
-    # a row header ("pos 0 <s>") is one line high: as high as a row of numbers
+    # a row header ("pos 0 → I") is one line high: as high as a row of numbers
     header = box.locator("tbody th").first.bounding_box()
     cell = box.locator("tbody td").first.bounding_box()
     assert header["height"] == pytest.approx(cell["height"], abs=1)

@@ -192,6 +192,29 @@ def test_teacher_forcing_targets_are_distinct_words_when_the_vocabulary_has_enou
     assert sorted(given(variant, "target")[0].tolist()) == [3, 4, 5]
 
 
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"target_length": 1}, {"vocab_size": 5, "target_length": 3}, {"reduction": "position"}],
+)
+def test_teacher_forcing_labels_each_row_by_its_position_and_the_token_it_predicts(params) -> None:
+    vocabulary = ["<pad>", "<s>", "<eos>", "I", "love", "you", "me", "we"]
+    for seed in range(5):
+        variant = generate_variant("teacher_forcing_loss", seed, params)
+        target = [int(i) for i in given(variant, "target")[0]]
+        predicted = [vocabulary[i] for i in [*target, 2]]  # the target, then <eos>
+        labels = tuple(f"pos {t} → {word}" for t, word in enumerate(predicted))
+        [probabilities] = [t for t in variant.given if t.name == "P"]
+        assert probabilities.row_labels == labels
+        per_position = {
+            t.name: t for step in variant.solution for t in step.tensors if t.name != "P"
+        }
+        assert per_position["p(label)"].col_labels == labels
+        assert per_position["-ln p"].col_labels == labels
+        position = variant.params["position"]
+        assert variant.answer.row_labels == ("Loss" if position is None else labels[position],)
+        assert "pos t → w" in variant.prompt["en"] and "位置 t → w" in variant.prompt["zh"]
+
+
 def test_teacher_forcing_mean_loss_by_hand_example() -> None:
     # One case worked through independently: labels are the target shifted left + <eos>.
     variant = generate_variant("teacher_forcing_loss", 0, {"target_length": 1})

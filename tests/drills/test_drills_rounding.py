@@ -18,7 +18,7 @@ import pytest
 import yaml
 from drills_reference import EXACT, PARAM_CASES, REFERENCE, Rounding, case_id
 
-from quizsvc.drills import DRILL_KINDS, Variant, generate_variant
+from quizsvc.drills import DRILL_KINDS, Variant, generate_variant, variant_conventions
 
 HEADROOM = 0.6
 SEEDS_AT_THE_DEFAULTS = range(1000)
@@ -115,3 +115,17 @@ def test_each_prompt_states_the_rounding_the_tolerance_is_checked_with(question)
         words = WORDS[rounding.exponentials]
         assert f"e^x and their sum to {words[0]} decimals" in en
         assert f"e^x 及其和保留{words[1]}位小数" in zh
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_each_kind_declares_the_rounding_its_prompt_states(case) -> None:
+    # what the API sends and the drill page lists: the same decimals as the prompts above
+    kind, params = case
+    variant = generate_variant(kind, 0, params)
+    stated = instructed(variant)
+    declared = variant_conventions(variant).rounding
+    assert declared.answer == (0 if stated.answer is None else stated.answer)  # 0: a token id
+    assert declared.intermediate == stated.steps
+    assert declared.exponentials == (
+        None if stated.exponentials == stated.steps else stated.exponentials
+    )

@@ -278,6 +278,7 @@ def test_a_new_variant_has_the_given_numbers_and_the_answer_grid_but_not_the_ans
         "shape": [1, 3],
         "row_labels": ["我"],
         "col_labels": ["我", "爱", "你"],
+        "token_ids": False,
     }
     assert variant["tolerance"] == {"atol": 0.01, "rtol": 0.0}
     assert (variant["attempts_allowed"], variant["attempts_left"], variant["penalty"]) == (

@@ -55,7 +55,8 @@ def api_for(browser_for):
 
 
 def marked(tensor: Tensor) -> Tensor:
-    return dataclasses.replace(tensor, values=np.full(tensor.shape, MARKER))
+    # the marker is no token id: a tensor of ids becomes one of numbers
+    return dataclasses.replace(tensor, values=np.full(tensor.shape, MARKER), token_ids=False)
 
 
 @pytest.fixture

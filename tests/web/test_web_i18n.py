@@ -143,6 +143,7 @@ def test_every_english_word_a_drill_shows_has_its_chinese(app):
         ("zh", "scores", "分数"),
         ("zh", "pos 2 爱", "位置 2 爱"),
         ("zh", "pos 10", "位置 10"),
+        ("zh", "pos 3 → <eos>", "位置 3 → <eos>"),  # a loss drill's row: what it predicts
         ("zh", "love", "love"),
         ("en", "scores", "scores"),
         ("en", "pos 2 爱", "pos 2 爱"),

@@ -347,6 +347,7 @@ def test_preview_of_a_drill_states_its_rules_params_and_grid_as_the_learner_gets
     # 0.1, atol 0.005), not "0.1"
     rules = section(variant, '<ul class="rules" id="rules">', "</ul>")
     assert re.findall(r"<li>(.*?)</li>", rules) == [
+        "Keep 3 decimals in each intermediate result and give the answer to 3.",
         "Answers within ±0.005 of the exact value count as correct.",
         "Each further attempt takes 10% off the score.",
     ]
@@ -370,12 +371,16 @@ def test_preview_of_a_drill_states_its_rules_params_and_grid_as_the_learner_gets
     ]
     assert "<form" not in grid
 
-    # one attempt, exact: no penalty to state; one number in one labelled input; a
-    # parameter the kind leaves unset shows as null
+    # one attempt, exact: no penalty to state, but that there is no retry; one number in one
+    # labelled input; a parameter the kind leaves unset shows as null
     page = ines.get("/instructor/preview?question=drill-greedy-next-token&seed=7").text
     variant = section(page, '<section class="variant"')
     rules = section(variant, '<ul class="rules" id="rules">', "</ul>")
-    assert re.findall(r"<li>(.*?)</li>", rules) == ["Only the exact value counts as correct."]
+    assert re.findall(r"<li>(.*?)</li>", rules) == [
+        "Answer with a whole number: the token&#39;s id.",
+        "Only the exact value counts as correct.",
+        "One attempt: this drill cannot be retried.",
+    ]
     assert '<p class="attempts-left">Attempts left: 1</p>' in variant
     assert re.findall(r"<dt><code>(.*?)</code></dt><dd><code>(.*?)</code></dd>", variant) == [
         ("vocab_size", "6"),
@@ -393,6 +398,7 @@ def test_preview_of_a_drill_states_its_rules_params_and_grid_as_the_learner_gets
     assert re.findall(
         r"<li>(.*?)</li>", section(page, '<ul class="rules" id="rules">', "</ul>")
     ) == [
+        "中间结果保留 3 位小数，答案保留 3 位小数。",
         "与精确值相差不超过 ±0.005 的答案算对。",
         "每多尝试一次，得分扣 10%。",
     ]

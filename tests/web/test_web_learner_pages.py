@@ -56,6 +56,7 @@ def test_the_drill_page_states_the_task_its_rounding_and_the_tolerance(browser_f
     assert task.startswith("Apply the softmax") and task.endswith("Round to three decimals.")
     rules = re.findall(r"<li>(.*?)</li>", first(r'<ul class="rules" id="rules">(.*?)</ul>', page))
     assert rules == [
+        "Keep 3 decimals in each intermediate result and give the answer to 3.",
         "Answers within ±0.005 of the exact value count as correct.",
         "Each further attempt takes 10% off the score.",
     ]
@@ -74,7 +75,11 @@ def test_the_drill_page_states_the_task_its_rounding_and_the_tolerance(browser_f
     variant_id = start(alice, "drill-greedy-next-token")
     page = alice.get(f"/variants/{variant_id}").text
     rules = re.findall(r"<li>(.*?)</li>", first(r'<ul class="rules" id="rules">(.*?)</ul>', page))
-    assert rules == ["Only the exact value counts as correct."]
+    assert rules == [
+        "Answer with a whole number: the token&#39;s id.",
+        "Only the exact value counts as correct.",
+        "One attempt: this drill cannot be retried.",
+    ]
 
 
 def test_an_exact_answer_is_shown_as_its_value_not_as_an_interval(browser_for, sessions):

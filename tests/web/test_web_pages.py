@@ -19,7 +19,7 @@ from quizsvc.web.render import format_number
 CHAPTER = "transformer-by-hand"
 CHAPTER_URL = f"/chapters/{CHAPTER}"
 QKV = "qkv-origin"  # single choice, correct: B, tags [qkv]
-TEACHER_FORCING = "teacher-forcing-vs-autoregressive"  # open, rubric weights .3 .25 .3 .15
+TEACHER_FORCING = "teacher-forcing-vs-autoregressive"  # open, rubric weights .2 .2 .2 .2 .1 .1
 
 
 # --- helpers ---------------------------------------------------------------------------
@@ -270,8 +270,8 @@ def test_an_open_answer_waits_for_review_its_suggested_score_kept_from_the_learn
     unanswered = section(alice.get(CHAPTER_URL).text, TEACHER_FORCING)
     assert "<textarea" in unanswered and "Reference answer" not in unanswered
 
-    # "true target" (weight 0.3) and "parallel" (0.25), nothing of the other two points
-    # (0.3 + 0.15): suggested score 0.55 / 1.0 = 55 %
+    # "true target" (weight 0.2) and "parallel" (0.2), nothing of the other four points
+    # (0.2 + 0.2 + 0.1 + 0.1): suggested score 0.4 / 1.0 = 40 %
     text = "With teacher forcing the decoder reads the true target, computed in parallel."
     response = alice.post(f"{CHAPTER_URL}/questions/{TEACHER_FORCING}", {"text": text})
     assert response.status_code == 302
@@ -279,19 +279,21 @@ def test_an_open_answer_waits_for_review_its_suggested_score_kept_from_the_learn
     assert "<textarea" not in answered
     assert text in answered
     assert "Waiting for an instructor&#39;s review.</p>" in answered
-    assert "55%" not in answered and "suggest" not in answered
+    assert "40%" not in answered and "suggest" not in answered
     assert "Reference answer" in answered
     assert "the decoder's input is the complete target sentence" in " ".join(answered.split())
-    assert "A mask keeps the decoder from seeing future tokens" in answered  # a key point
+    # key points: how the per-position losses combine, and why inference is slow
+    assert "the loss adds up the errors of all positions" in answered
+    assert "N tokens take N forward passes" in answered
 
     stored = quiz_answers(sessions, "alice")[TEACHER_FORCING]
     assert stored.score is None
-    assert stored.suggested_score == pytest.approx(0.55)
+    assert stored.suggested_score == pytest.approx(0.4)
     assert stored.text == text
     # not scored yet, so no progress on its skill
     assert progress(sessions, "alice") == {}
 
-    # the same in Chinese: 并行 (0.25) and 逐个 (0.3) -> 55 %, 掩码 (0.15) -> 70 %
+    # the same in Chinese: 并行 (0.2) and 逐个 (0.2) -> 40 %, 掩码 (0.1) -> 50 %
     bob = browser_for("bob")
     bob.post("/lang/zh")
     response = bob.post(
@@ -301,8 +303,8 @@ def test_an_open_answer_waits_for_review_its_suggested_score_kept_from_the_learn
     assert response.status_code == 302
     answered = section(bob.get(CHAPTER_URL).text, TEACHER_FORCING)
     assert "等待老师评阅。</p>" in answered
-    assert "70%" not in answered and "建议" not in answered
-    assert quiz_answers(sessions, "bob")[TEACHER_FORCING].suggested_score == pytest.approx(0.7)
+    assert "50%" not in answered and "建议" not in answered
+    assert quiz_answers(sessions, "bob")[TEACHER_FORCING].suggested_score == pytest.approx(0.5)
     assert "参考答案" in answered
 
 
