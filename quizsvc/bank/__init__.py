@@ -34,6 +34,7 @@ from quizsvc.bank.schema import (
     SingleChoiceQuestion,
     Tolerance,
     localize,
+    question_tries,
 )
 from quizsvc.bank.views import public_question, render_markdown, solution_view
 
@@ -69,6 +70,7 @@ __all__ = [
     "load_bank",
     "localize",
     "public_question",
+    "question_tries",
     "render_markdown",
     "solution_view",
 ]
