@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from quizsvc import practice, store
-from quizsvc.bank import render_markdown
+from quizsvc.bank import Chapter, render_markdown
 from quizsvc.drills import Tensor
+from quizsvc.quiz_standing import QuestionStanding, QuizTotal
 
 
 def iso_time(value: datetime | None) -> str | None:
@@ -25,6 +26,20 @@ def markdown_json(text: str) -> dict[str, str]:
     return {"markdown": text, "html": render_markdown(text)}
 
 
+def chapter_question_json(
+    standing: QuestionStanding, question_view: dict[str, Any]
+) -> dict[str, Any]:
+    """A chapter question with the learner's latest answer and tries: ``question_view`` is its
+    solution view once ``finished``, else its public view."""
+    answer = standing.answer
+    return {
+        "question": question_view,
+        "learner_answer": learner_answer_json(answer) if answer else None,
+        "attempts_left": standing.attempts_left,
+        "finished": standing.finished,
+    }
+
+
 def learner_answer_json(answer: store.AnsweredQuestion) -> dict[str, Any]:
     if answer.reviewed_at is not None:
         status = "reviewed"
@@ -34,8 +49,10 @@ def learner_answer_json(answer: store.AnsweredQuestion) -> dict[str, Any]:
         status = "graded"
     return {
         "id": answer.answer_id,
+        "attempt": answer.attempt,
         "choices": answer.choices,
         "text": answer.text,
+        "raw_score": answer.raw_score,
         "score": answer.score,
         "status": status,
         "answered_at": iso_time(answer.answered_at),
@@ -113,8 +130,23 @@ def variant_json(state: practice.DrillState, lang: str) -> dict[str, Any]:
     return view
 
 
+def quiz_total_json(chapter_id: str, total: QuizTotal) -> dict[str, Any]:
+    return {
+        "chapter_id": chapter_id,
+        "questions": total.questions,
+        "answered": total.answered,
+        "awaiting_review": total.awaiting_review,
+        "unfinished": total.unfinished,
+        "earned": total.earned,
+        "possible": total.possible,
+        "final": total.final,
+    }
+
+
 def progress_json(
-    skills: list[store.SkillProgress], history: list[store.HistoryEntry]
+    skills: list[store.SkillProgress],
+    history: list[store.HistoryEntry],
+    quiz: list[tuple[Chapter, QuizTotal]],
 ) -> dict[str, Any]:
     return {
         "skills": [
@@ -128,6 +160,7 @@ def progress_json(
             }
             for s in skills
         ],
+        "quiz": [quiz_total_json(chapter.id, total) for chapter, total in quiz],
         "history": [
             {
                 "kind": h.kind,
