@@ -160,6 +160,16 @@ def tries_rules(standing: QuestionStanding) -> list[str]:
     return rules
 
 
+def question_rules(standing: QuestionStanding, view: dict) -> list[str]:
+    """What the chapter page states with a question (the instructor's preview the same,
+    before a first answer): a numeric answer's shape and tolerance, from its view, and while
+    tries are left, the question's points and tries."""
+    rules = numeric_answer_rules(view) if isinstance(standing.question, NumericQuestion) else []
+    if not standing.finished:
+        rules += tries_rules(standing)
+    return rules
+
+
 def status_names() -> dict[str, str]:
     """The navigator's word for each state of a question (`QuestionStanding.status`)."""
     return {
@@ -247,12 +257,10 @@ def render_chapter(
             "standing": standing,
             "key": uuid.uuid4().hex,
             "fits": answer is None or answer_fits(question, answer),
-            "rules": [] if standing.finished else tries_rules(standing),
+            "rules": question_rules(standing, view),
         }
-        if isinstance(question, NumericQuestion):
-            item["rules"] = numeric_answer_rules(view) + item["rules"]
-            if answer and item["fits"]:
-                item["numeric"] = numeric_feedback(question, answer)
+        if isinstance(question, NumericQuestion) and answer and item["fits"]:
+            item["numeric"] = numeric_feedback(question, answer)
         items.append(item)
     chapter = bank().chapter(chapter_id)
     total = quiz_total(standings)
