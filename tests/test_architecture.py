@@ -75,7 +75,9 @@ def test_the_model_s_math_does_not_import_the_batch_shards():
             assert "engine.shards" not in imported, module
 
 
-@pytest.mark.parametrize("package", ["grading", "bank", "drills", "store", "practice.py"])
+@pytest.mark.parametrize(
+    "package", ["grading", "bank", "drills", "store", "practice.py", "quiz_standing.py"]
+)
 def test_domain_modules_and_the_store_do_not_import_flask(package):
     for path, names in imported_modules(ROOT / "quizsvc" / package).items():
         for name in names:
