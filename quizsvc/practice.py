@@ -17,6 +17,7 @@ from quizsvc.bank import (
     NumericQuestion,
     OpenQuestion,
     SingleChoiceQuestion,
+    question_tries,
 )
 from quizsvc.drills import DRILL_KINDS, Variant, generate_variant
 from quizsvc.drills.mistakes import CellDiagnosis, diagnose
@@ -34,8 +35,6 @@ from quizsvc.grading import (
     parse_answer,
     suggest_open_score,
 )
-
-QUIZ_ATTEMPTS = 1  # the key is shown after the first answer, so a second would be free
 
 
 class PracticeError(Exception):
@@ -220,8 +219,10 @@ def answer_question(
     choices: list[str] | None = None,
     text: str | None = None,
 ) -> QuizOutcome:
-    """Grade and record an answer to a chapter question. Raises grading.AnswerRejected for an
-    answer of the wrong form, PracticeError for an unknown question."""
+    """Grade and record an answer to a chapter question, within the question's tries (its
+    penalty taken off a later try's score). Raises grading.AnswerRejected for an answer of
+    the wrong form, PracticeError for an unknown question, store.AttemptsExhausted when no
+    try is left (or the last was right)."""
     question = bank.questions.get(question_id)
     if question is None or isinstance(question, DrillQuestion):
         raise PracticeError(f"no question {question_id!r}")
@@ -247,6 +248,7 @@ def answer_question(
                 raise AnswerRejected(N_("write an answer before submitting"), Rejection.NO_TEXT)
             suggestion = suggest_open_score(text, rubric_points(question))
             score = None
+    attempts, penalty = question_tries(question)
     answer = store.record_quiz_answer(
         session,
         learner_id=learner_id,
@@ -258,7 +260,8 @@ def answer_question(
         score=score,
         suggested_score=suggestion.score if suggestion else None,
         skill=question.tags[0],
-        attempts_allowed=QUIZ_ATTEMPTS,
+        attempts_allowed=attempts,
+        penalty=penalty,
     )
     return QuizOutcome(answer, answer.score, suggestion)
 

@@ -33,6 +33,7 @@ from quizsvc.bank.schema import (
     SingleChoiceQuestion,
     Tolerance,
     localize,
+    question_tries,
 )
 from quizsvc.bank.views import markdown_text, public_question, render_markdown, solution_view
 from quizsvc.messages import N_
@@ -70,6 +71,7 @@ __all__ = [
     "localize",
     "markdown_text",
     "public_question",
+    "question_tries",
     "render_markdown",
     "solution_view",
 ]

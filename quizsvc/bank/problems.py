@@ -64,6 +64,7 @@ class ContentProblem(StrEnum):
     UNKNOWN_KEY = "extra_forbidden"
     UNKNOWN_KEY_AFTER_COMMA = "unknown_key_after_comma"
     CORRECT_IN_MULTIPLE_CHOICE = "correct_in_multiple_choice"
+    TRIES_OF_A_ONE_TRY_QUESTION = "tries_of_a_one_try_question"
     UNKNOWN_TAG = "union_tag_invalid"
     BAD_SLUG = "bad_slug"
     BAD_TAG = "bad_tag"
@@ -190,6 +191,10 @@ CONTENT_MESSAGES: dict[ContentProblem, str] = {
     ContentProblem.CORRECT_IN_MULTIPLE_CHOICE: N_(
         "unknown key 'correct': a multiple_choice question gives each "
         "choice a score, the correct ones' adding up to 1"
+    ),
+    ContentProblem.TRIES_OF_A_ONE_TRY_QUESTION: N_(
+        "unknown key {key!r}: {type} questions have one try (only choice "
+        "questions and drills take attempts and a penalty)"
     ),
     ContentProblem.UNKNOWN_TAG: N_("unknown {key} {tag!r}; expected one of {expected}"),
     ContentProblem.BAD_SLUG: N_(

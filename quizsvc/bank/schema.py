@@ -170,7 +170,16 @@ class QuestionBase(ContentModel):
     points: FiniteFloat = Field(default=1.0, gt=0)
 
 
-class SingleChoiceQuestion(QuestionBase):
+class ChoiceQuestionBase(QuestionBase):
+    """The tries of a choice question: the key and the explanation are shown once a try is
+    fully right or none is left, so a wrong try may be followed by another."""
+
+    attempts: StrictInt = Field(default=1, ge=1)
+    # Fraction of the points lost per try after the first.
+    penalty: FiniteFloat = Field(default=0.0, ge=0, le=1)
+
+
+class SingleChoiceQuestion(ChoiceQuestionBase):
     type: Literal["single_choice"]
     choices: Annotated[tuple[Choice, ...], at_least(2)]
     correct: ChoiceId
@@ -191,7 +200,7 @@ class SingleChoiceQuestion(QuestionBase):
         return self
 
 
-class MultipleChoiceQuestion(QuestionBase):
+class MultipleChoiceQuestion(ChoiceQuestionBase):
     type: Literal["multiple_choice"]
     choices: Annotated[tuple[ScoredChoice, ...], at_least(2)]
     explanation: LocalizedText  # Markdown
@@ -303,6 +312,15 @@ class QuestionFile(ContentModel):
     """Any other ``content/<chapter-id>/*.yaml``."""
 
     questions: Annotated[tuple[Question, ...], at_least(1)]
+
+
+def question_tries(question: Question) -> tuple[int, float]:
+    """(tries allowed, fraction of the points lost per try after the first) of a question:
+    a choice question's as authored; one try for the others (a numeric question shows its
+    key and per-cell marks after the answer, an open one waits for its review)."""
+    if isinstance(question, ChoiceQuestionBase | DrillQuestion):
+        return question.attempts, question.penalty
+    return 1, 0.0
 
 
 def localize(text: LocalizedText, lang: str) -> str:

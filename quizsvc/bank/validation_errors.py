@@ -88,6 +88,11 @@ def _describe(error: ErrorDetails) -> _Described:
     if kind == "extra_forbidden":
         if loc[-1] == "correct" and "multiple_choice" in error["loc"]:
             return _Described(loc, ContentProblem.CORRECT_IN_MULTIPLE_CHOICE, {})
+        one_try = next((t for t in ("numeric", "open") if t in error["loc"]), None)
+        if loc[-1] in ("attempts", "penalty") and one_try:
+            return _Described(
+                loc, ContentProblem.TRIES_OF_A_ONE_TRY_QUESTION, {"key": loc[-1], "type": one_try}
+            )
         return _Described(loc, ContentProblem.UNKNOWN_KEY, {"key": loc[-1]})
     got = {"got": _quoted_input(error.get("input"))}
     if kind == "string_pattern_mismatch" and ctx.get("pattern") in PATTERN_RULES:

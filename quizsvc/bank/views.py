@@ -24,6 +24,7 @@ from quizsvc.bank.schema import (
     SingleChoiceQuestion,
     Tolerance,
     localize,
+    question_tries,
 )
 
 # Content is written by instructors, but rendered into pages that learners' browsers
@@ -109,6 +110,9 @@ def public_question(question: Question, lang: Lang) -> dict[str, Any]:
         "tags": list(question.tags),
         "points": question.points,
     }
+    if not isinstance(question, DrillQuestion):
+        # stated before the first answer, as a drill's are
+        view["attempts"], view["penalty"] = question_tries(question)
     match question:
         case SingleChoiceQuestion() | MultipleChoiceQuestion():
             view["choices"] = [

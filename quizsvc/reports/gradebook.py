@@ -15,8 +15,8 @@ one column per chapter question, headed by the question id
 one column per drill skill, headed ``mastery:<skill>``
     The skills the bank's drill questions train (``DRILL_KINDS[kind].skill``), in bank
     order, each once.  The value is the student's mastery from ``skill_progress`` (see
-    ``quizsvc.store.progress``; quiz answers tagged with that skill count too); empty if
-    the student has never been graded on the skill.
+    ``quizsvc.store.progress``: the student's drills on that skill); empty if the student
+    has never submitted an answer to one of its drills.
 ``total``
     The chapter grade, a fraction from 0 to 1: the points-weighted mean of the chapter
     questions' scores, sum(points x score) / sum(points), where unanswered questions and

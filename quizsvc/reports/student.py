@@ -1,8 +1,8 @@
 """One student's report, as data for a printable page (the web layer renders it).
 
 - ``skills``: every skill the bank's drills train, in bank order, with the student's
-  progress on it or None if never graded on it; then any other skill the student has
-  progress on (quiz answers carry their question's first tag), by name.
+  progress on it (their drills on it) or None if never graded on it; then any other skill
+  the student has progress on (a drill since removed from the bank), by name.
 - ``chapter_answers``: every chapter question (not a drill) in bank order, with the
   student's latest answer and its latest review comment, or None if unanswered.
 - ``chapter_total``: the gradebook's ``total`` (points-weighted mean score, unanswered and

@@ -31,6 +31,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 ROLES = ("student", "instructor")
+LANGUAGES = ("zh", "en")
 
 # Stable constraint names, so migrations (and SQLite's batch mode) can refer to them.
 NAMING_CONVENTION = {
@@ -75,10 +76,14 @@ class Base(DeclarativeBase):
 
 
 class User(Base):
-    """A learner (student) or an instructor; ``name`` is the login name."""
+    """A learner (student) or an instructor; ``name`` is the login name; ``language`` the
+    interface's language the user chose ("zh" or "en"), None before a choice."""
 
     __tablename__ = "users"
-    __table_args__ = (CheckConstraint("role IN ('student', 'instructor')", name="role"),)
+    __table_args__ = (
+        CheckConstraint("role IN ('student', 'instructor')", name="role"),
+        CheckConstraint("language IN ('zh', 'en')", name="language"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
@@ -88,6 +93,7 @@ class User(Base):
     # For API clients later: a hash of a per-user token, never the token itself.
     api_token_hash: Mapped[str | None] = mapped_column(String(255), unique=True)
     created_at: Mapped[datetime]
+    language: Mapped[str | None] = mapped_column(String(2))
 
 
 LOGIN_SESSION_END_REASONS = ("logout", "password_change")
@@ -192,10 +198,12 @@ class Submission(Base):
 
 
 class QuizAnswer(Base):
-    """An answer to a quiz question: choice ids, or open text awaiting review.
+    """An answer to a quiz question: choice ids, a numeric answer's text, or open text.
 
-    ``score`` is None while an open answer waits for an instructor; ``suggested_score`` is
-    the rubric's suggestion (``quizsvc.grading.suggest_open_score``).
+    ``raw_score`` is the grader's score of a choice or numeric answer, and ``score`` that
+    after the attempts penalty of its question (``score_after_attempts``); an open answer
+    has no ``raw_score``, and its ``score`` is None while it waits for an instructor.
+    ``suggested_score`` is the rubric's suggestion (``quizsvc.grading.suggest_open_score``).
     """
 
     __tablename__ = "quiz_answers"
@@ -205,6 +213,9 @@ class QuizAnswer(Base):
         CheckConstraint("attempt >= 1", name="attempt"),
         CheckConstraint("choices IS NOT NULL OR text IS NOT NULL", name="choices_or_text"),
         CheckConstraint("score IS NULL OR (score >= 0 AND score <= 1)", name="score"),
+        CheckConstraint(
+            "raw_score IS NULL OR (raw_score >= 0 AND raw_score <= 1)", name="raw_score"
+        ),
         Index(None, "learner_id", "answered_at"),
         # The review queue, oldest first: only the answers still waiting, in queue order, so
         # the queue is read without scanning every answer (migration 0003).
@@ -229,6 +240,7 @@ class QuizAnswer(Base):
     suggested_score: Mapped[float | None] = mapped_column(Float)
     skill: Mapped[str | None] = mapped_column(String(100))
     answered_at: Mapped[datetime]
+    raw_score: Mapped[float | None] = mapped_column(Float)
 
 
 class OpenAnswerReview(Base):

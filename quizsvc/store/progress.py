@@ -1,18 +1,23 @@
-"""Per-skill progress: the update done inside each graded write, and the reading queries.
+"""Per-skill progress: the update done inside each graded drill submission, and the reading
+queries.
 
-Mastery is an exponentially weighted recent score over the learner's graded items on the
-skill: each scored chapter-question answer, and each drill variant, which counts once, at
-its best attempt so far (after the attempts penalty), in the order the items were first
-answered.  It starts at 0 and every item moves it halfway to the item's score:
+A skill's progress counts drills only: the chapter's questions are a test of their own (its
+total is the gradebook's, a quiz answer is listed in the history under its question's first
+tag), and counting them here would show attempts at a skill whose drills were never tried.
+
+Mastery is an exponentially weighted recent score over the learner's drill variants on the
+skill: each variant counts once, at its best attempt so far (after the attempts penalty), in
+the order the variants were first answered.  It starts at 0 and every variant moves it
+halfway to its score:
 
     mastery = (1 - MASTERY_WEIGHT) * mastery + MASTERY_WEIGHT * score,  MASTERY_WEIGHT = 0.5
 
-so scores 1.0, 1.0, 0.5 give 0.5, 0.75, 0.625; the latest item weighs 1/2, the one before
+so scores 1.0, 1.0, 0.5 give 0.5, 0.75, 0.625; the latest variant weighs 1/2, the one before
 1/4, and so on, and a skill needs a run of good answers to get near 1.  A variant counting at
 its best attempt is Moodle's adaptive rule: correcting a mistake can raise the variant's
 score, never lower it (a later attempt carries a larger penalty), so retrying never costs
 mastery.  ``attempts`` still counts every graded attempt, ``best_score`` is the best of them,
-and ``last_score`` is the score of the newest item.
+and ``last_score`` is the score of the newest variant.
 """
 
 from __future__ import annotations
@@ -68,9 +73,9 @@ class HistoryEntry:
 def update_progress(
     session: Session, *, learner_id: int, skill: str, score: float, now: datetime
 ) -> None:
-    """Count a new item (a chapter-question answer, or a variant's first attempt) scored
-    ``score`` on ``skill``; called inside a write transaction.  A variant's later attempts go
-    through :func:`recompute_progress`, as they may change an earlier item's score."""
+    """Count a variant's first attempt, scored ``score``, on ``skill``; called inside a write
+    transaction.  A variant's later attempts go through :func:`recompute_progress`, as they
+    may change its score."""
     row = _locked_row(session, learner_id=learner_id, skill=skill, now=now)
     row.attempts += 1
     row.last_score = score
@@ -81,10 +86,10 @@ def update_progress(
 
 
 def recompute_progress(session: Session, *, learner_id: int, skill: str, now: datetime) -> None:
-    """Rebuild one skill's row from every graded answer on it (after a variant's later
-    attempt, or an instructor's score or correction of an open answer); called inside a
-    write transaction. The row is locked before the answers are read, so a submission
-    committed meanwhile is either read here or counted after this."""
+    """Rebuild one skill's row from every drill submission on it (after a variant's later
+    attempt); called inside a write transaction. The row is locked before the submissions
+    are read, so a submission committed meanwhile is either read here or counted after
+    this."""
     row = _locked_row(session, learner_id=learner_id, skill=skill, now=now)
     variants = (
         select(
@@ -98,22 +103,13 @@ def recompute_progress(session: Session, *, learner_id: int, skill: str, now: da
         .where(Submission.learner_id == learner_id, DrillVariant.skill == skill)
         .group_by(Submission.variant_id)
     )
-    quizzes = select(QuizAnswer.score, QuizAnswer.answered_at.label("at"), QuizAnswer.id).where(
-        QuizAnswer.learner_id == learner_id,
-        QuizAnswer.skill == skill,
-        QuizAnswer.score.is_not(None),
-    )
-    items = []  # (first answered, drills before quizzes at the same time, id, score)
+    items = []  # (first answered, first submission's id, best score)
     attempts = 0
     answered_at = []
     for r in session.execute(variants):
-        items.append((r.first_at, 0, r.first_id, r.best))
+        items.append((r.first_at, r.first_id, r.best))
         attempts += r.attempts
         answered_at.append(r.last_at)
-    for r in session.execute(quizzes):
-        items.append((r.at, 1, r.id, r.score))
-        attempts += 1
-        answered_at.append(r.at)
     items.sort()
     scores = [score for *_, score in items]
     mastery = 0.0
@@ -123,7 +119,7 @@ def recompute_progress(session: Session, *, learner_id: int, skill: str, now: da
     row.best_score = max(scores, default=0.0)
     row.last_score = scores[-1] if scores else 0.0
     row.mastery = mastery
-    if answered_at:  # the learner's newest graded answer, not the reviewer's time
+    if answered_at:
         row.last_activity = max(answered_at)
     session.flush()
 

@@ -14,7 +14,9 @@ from quizsvc.store.models import DrillVariant, OpenAnswerReview, QuizAnswer, Sub
 
 @dataclass(frozen=True)
 class AnsweredQuestion:
-    """A learner's latest answer to a quiz question, with the latest review if any."""
+    """A learner's latest answer to a quiz question, with the latest review if any:
+    ``attempt`` is its try (1 for the first), ``raw_score`` the grader's score of a choice or
+    numeric answer before the attempts penalty (None for an open answer)."""
 
     answer_id: int
     question_id: str
@@ -25,6 +27,8 @@ class AnsweredQuestion:
     answered_at: datetime
     review_comment: str | None
     reviewed_at: datetime | None
+    attempt: int
+    raw_score: float | None
 
     @property
     def awaiting_review(self) -> bool:
@@ -58,6 +62,8 @@ def latest_quiz_answers(session: Session, learner_id: int) -> dict[str, Answered
             answered_at=answer.answered_at,
             review_comment=reviews[answer.id].comment if answer.id in reviews else None,
             reviewed_at=reviews[answer.id].reviewed_at if answer.id in reviews else None,
+            attempt=answer.attempt,
+            raw_score=answer.raw_score,
         )
         for question_id, answer in latest.items()
     }

@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from quizsvc.store import progress
+from quizsvc.grading import score_after_attempts
 from quizsvc.store.arguments import (
     aware,
     require_key,
@@ -30,7 +30,8 @@ from quizsvc.store.transactions import earlier_answer, write_transaction
 
 @dataclass(frozen=True)
 class QuizAnswerResult:
-    """A recorded quiz answer; ``score`` is None while an open answer awaits review."""
+    """A recorded quiz answer; ``score`` (after the attempts penalty) is None while an open
+    answer awaits review, ``raw_score`` (the grader's) is None for every open answer."""
 
     answer_id: int
     question_id: str
@@ -38,6 +39,7 @@ class QuizAnswerResult:
     score: float | None
     suggested_score: float | None
     answered_at: datetime
+    raw_score: float | None
     replayed: bool = field(default=False, compare=False)
 
     @property
@@ -58,17 +60,21 @@ def record_quiz_answer(
     suggested_score: float | None = None,
     skill: str | None = None,
     attempts_allowed: int | None = None,
+    penalty: float = 0.0,
     now: datetime | None = None,
 ) -> QuizAnswerResult:
     """Record an answer to a quiz question, in one transaction.
 
-    Give either ``choices`` (the chosen ids; one for a single-choice question) with its
-    ``score``, or an open answer's ``text``, usually with ``score=None`` (it waits for
-    :func:`record_review`) and the rubric's ``suggested_score``.  The attempt number is
-    the learner's count of answers to the question plus one (the learner's row is locked
-    meanwhile); ``attempts_allowed`` refuses more.  With a ``skill``, a scored answer
-    updates that skill's progress now, an open one at its first review.  Idempotency
-    keys work as in :func:`record_submission`.
+    Give either ``choices`` (the chosen ids; one for a single-choice question) with the
+    grader's ``score``, a numeric answer's ``text`` with its ``score``, or an open answer's
+    ``text`` with ``score=None`` (it waits for :func:`record_review`) and the rubric's
+    ``suggested_score``.  The attempt number is the learner's count of answers to the
+    question plus one (the learner's row is locked meanwhile); the answer is refused
+    (AttemptsExhausted) beyond ``attempts_allowed`` and after an answer the grader scored 1.
+    The score recorded is ``score_after_attempts(score, attempt, penalty)``, the grader's
+    kept as ``raw_score``.  ``skill`` (the question's) is kept with the answer, for the
+    learner's history; a skill's progress counts drills only.  Idempotency keys work as in
+    :func:`record_submission`.
     """
     require_text("question_id", question_id, 100)
     require_text("content_version", content_version, 128)
@@ -89,6 +95,7 @@ def record_quiz_answer(
     suggested_score = (
         None if suggested_score is None else unit_interval("suggested_score", suggested_score)
     )
+    penalty = unit_interval("penalty", penalty)
     if skill is not None:
         require_text("skill", skill, 100)
     now = aware(now)
@@ -107,11 +114,12 @@ def record_quiz_answer(
         )
         if earlier is not None:
             return quiz_answer_result(earlier, replayed=True)
-        used = session.scalar(
-            select(func.count(QuizAnswer.id)).where(
-                QuizAnswer.learner_id == learner_id, QuizAnswer.question_id == question_id
-            )
-        )
+        mine = (QuizAnswer.learner_id == learner_id, QuizAnswer.question_id == question_id)
+        used, best = session.execute(
+            select(func.count(QuizAnswer.id), func.max(QuizAnswer.raw_score)).where(*mine)
+        ).one()
+        if best == 1.0:
+            raise AttemptsExhausted(f"question {question_id!r} is already answered right")
         if attempts_allowed is not None and used >= attempts_allowed:
             raise AttemptsExhausted(
                 f"all {attempts_allowed} attempt(s) at question {question_id!r} are used"
@@ -124,17 +132,14 @@ def record_quiz_answer(
             idempotency_key=idempotency_key,
             choices=choices,
             text=text,
-            score=score,
+            score=None if score is None else score_after_attempts(score, used + 1, penalty),
+            raw_score=score,
             suggested_score=suggested_score,
             skill=skill,
             answered_at=now,
         )
         session.add(answer)
         session.flush()
-        if skill is not None and score is not None:
-            progress.update_progress(
-                session, learner_id=learner_id, skill=skill, score=score, now=now
-            )
         result = quiz_answer_result(answer, replayed=False)
     return result
 
@@ -147,5 +152,6 @@ def quiz_answer_result(answer: QuizAnswer, *, replayed: bool) -> QuizAnswerResul
         score=answer.score,
         suggested_score=answer.suggested_score,
         answered_at=answer.answered_at,
+        raw_score=answer.raw_score,
         replayed=replayed,
     )

@@ -12,7 +12,6 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from quizsvc.store import progress
 from quizsvc.store.arguments import aware, require_storable_text, unit_interval
 from quizsvc.store.errors import NotAllowed, NotFound, StaleReview
 from quizsvc.store.models import OpenAnswerReview, QuizAnswer, User
@@ -46,9 +45,7 @@ def record_review(
     """An instructor's score for an open answer, in one transaction.
 
     The answer's score becomes ``confirmed_score`` (a later review overrides an earlier
-    one).  ``suggested_score`` defaults to the one stored with the answer.  The first
-    review of an answer with a skill counts as one attempt in that skill's progress; a
-    later review corrects the score, and the skill's progress is recomputed with it.
+    one).  ``suggested_score`` defaults to the one stored with the answer.
 
     ``seen_review_id`` is the latest review the reviewer was shown (0: none); if another
     review has been recorded since, ``StaleReview`` is raised and nothing is written, so a
@@ -91,12 +88,6 @@ def record_review(
         session.add(review)
         answer.score = confirmed_score
         session.flush()
-        if answer.skill is not None:
-            # counted in answer order, as a correction is: confirming the same score again
-            # must not move the progress
-            progress.recompute_progress(
-                session, learner_id=answer.learner_id, skill=answer.skill, now=now
-            )
         result = ReviewResult(
             review_id=review.id,
             answer_id=answer.id,

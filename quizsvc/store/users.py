@@ -13,7 +13,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from quizsvc.store.errors import DuplicateUser, InvalidPassword, InvalidUser, WrongPassword
 from quizsvc.store.login_sessions import end_live_login_sessions
-from quizsvc.store.models import ROLES, User
+from quizsvc.store.models import LANGUAGES, ROLES, User
 from quizsvc.store.text import UNSTORABLE_TEXT, unstorable_text
 from quizsvc.store.tokens import new_token, token_digest
 from quizsvc.store.transactions import write_transaction
@@ -183,3 +183,15 @@ def change_password(
         user.password_hash = hash_password(validate_password(new))
         end_live_login_sessions(session, user.id, "password_change", now or datetime.now(UTC))
     return user
+
+
+def set_language(session: Session, user_id: int, language: str) -> None:
+    """Keep ``language`` ("zh" or "en") as the user's choice, for every browser they log in
+    from."""
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, got {language!r}")
+    with write_transaction(session):
+        user = session.get(User, user_id)
+        if user is None:
+            raise InvalidUser(f"no user with id {user_id}")
+        user.language = language

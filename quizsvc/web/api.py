@@ -34,7 +34,9 @@ from quizsvc.bank import (
     solution_view,
 )
 from quizsvc.grading import AnswerRejected, RowsRejected, rows_text
+from quizsvc.quiz_standing import QuestionStanding, chapter_standings, chapter_totals
 from quizsvc.web.api_json import (
+    chapter_question_json,
     learner_answer_json,
     markdown_json,
     progress_json,
@@ -44,7 +46,7 @@ from quizsvc.web.api_json import (
 from quizsvc.web.context import bank, db
 from quizsvc.web.errors import error_response
 from quizsvc.web.i18n import LANGUAGES, negotiated_language
-from quizsvc.web.quiz import chapter_questions
+from quizsvc.web.quiz import chapter_questions, in_learner_order
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -109,9 +111,12 @@ def _private(response):
 
 
 def _lang() -> str:
+    """The texts' language: ``?lang=``, else the request's own Accept-Language (a client
+    asks per request), else the page's (the session's choice, the account's, English)."""
     lang = request.args.get("lang")
     if lang is None:
-        return negotiated_language()
+        asked = request.accept_languages.best_match(LANGUAGES)
+        return asked or negotiated_language()
     if lang not in LANGUAGES:
         raise ApiError(400, "bad_request", f"lang must be one of {', '.join(LANGUAGES)}")
     return lang
@@ -225,20 +230,11 @@ def questions(chapter_id: str):
     except KeyError:
         # before chapter_questions, whose 404 is the chapter page's, in the page's language
         abort(404, description=f"no chapter {chapter_id!r}")
-    listed = chapter_questions(chapter_id)
     store.begin_read_only(db())
-    answered = store.latest_quiz_answers(db(), current_user.id)
-    items = []
-    for question in listed:
-        answer = answered.get(question.id)
-        items.append(
-            {
-                "question": solution_view(question, lang)
-                if answer
-                else public_question(question, lang),
-                "learner_answer": learner_answer_json(answer) if answer else None,
-            }
-        )
+    items = [
+        chapter_question_json(standing, _question_view(standing, lang))
+        for standing in chapter_standings(db(), bank(), current_user.id, chapter_id)
+    ]
     return {
         "chapter": {"id": chapter.id, "title": localize(chapter.title, lang)},
         "questions": items,
@@ -284,21 +280,32 @@ def answer_question(question_id: str):
         raise ApiError(
             409,
             "already_answered",
-            f"question {question_id!r} is already answered; its key is shown by "
-            f"GET /api/chapters/<chapter>/questions",
+            f"question {question_id!r} is answered for good (right, or no try left); its "
+            f"key is shown by GET /api/chapters/<chapter>/questions",
         ) from None
     except store.IdempotencyConflict as exc:
         raise ApiError(409, "idempotency_conflict", str(exc)) from None
     store.begin_read_only(db())
     answer = store.latest_quiz_answers(db(), current_user.id)[question_id]
+    standing = QuestionStanding(question, answer)
     result = {
         "question_id": question_id,
         "score": outcome.score,
         "replayed": outcome.answer.replayed,
         "learner_answer": learner_answer_json(answer),
-        "question": solution_view(question, lang),
+        "attempts_left": standing.attempts_left,
+        "finished": standing.finished,
+        "question": _question_view(standing, lang),
     }
     return jsonify(result), 200 if outcome.answer.replayed else 201
+
+
+def _question_view(standing: QuestionStanding, lang: str) -> dict[str, Any]:
+    """The key only once the question is answered for good; the choices in the order the
+    learner's page shows them."""
+    question = standing.question
+    view = (solution_view if standing.finished else public_question)(question, lang)
+    return in_learner_order(view, current_user.id)
 
 
 # The fields that hold an answer: a chapter question takes one of the first two, a drill
@@ -409,4 +416,4 @@ def progress():
     store.begin_read_only(session)
     skills = store.progress_for(session, current_user.id)
     history = store.recent_history(session, current_user.id, limit=limit)
-    return progress_json(skills, history)
+    return progress_json(skills, history, chapter_totals(session, bank(), current_user.id))

@@ -15,8 +15,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from quizsvc import practice, store
-from quizsvc.bank import DrillQuestion, localize, markdown_text, render_markdown
+from quizsvc.bank import Chapter, DrillQuestion, localize, markdown_text, render_markdown
 from quizsvc.drills import Tensor, number_to_json, variant_conventions
+from quizsvc.quiz_standing import QuestionStanding, QuizTotal
 
 
 def iso_time(value: datetime | None) -> str | None:
@@ -36,6 +37,20 @@ def text_json(text: str) -> dict[str, str]:
     return {**markdown_json(text), "text": markdown_text(text)}
 
 
+def chapter_question_json(
+    standing: QuestionStanding, question_view: dict[str, Any]
+) -> dict[str, Any]:
+    """A chapter question with the learner's latest answer and tries: ``question_view`` is its
+    solution view once ``finished``, else its public view."""
+    answer = standing.answer
+    return {
+        "question": question_view,
+        "learner_answer": learner_answer_json(answer) if answer else None,
+        "attempts_left": standing.attempts_left,
+        "finished": standing.finished,
+    }
+
+
 def learner_answer_json(answer: store.AnsweredQuestion) -> dict[str, Any]:
     if answer.reviewed_at is not None:
         status = "reviewed"
@@ -45,8 +60,10 @@ def learner_answer_json(answer: store.AnsweredQuestion) -> dict[str, Any]:
         status = "graded"
     return {
         "id": answer.answer_id,
+        "attempt": answer.attempt,
         "choices": answer.choices,
         "text": answer.text,
+        "raw_score": answer.raw_score,
         "score": answer.score,
         "status": status,
         "answered_at": iso_time(answer.answered_at),
@@ -157,8 +174,23 @@ def variant_json(
     return view
 
 
+def quiz_total_json(chapter_id: str, total: QuizTotal) -> dict[str, Any]:
+    return {
+        "chapter_id": chapter_id,
+        "questions": total.questions,
+        "answered": total.answered,
+        "awaiting_review": total.awaiting_review,
+        "unfinished": total.unfinished,
+        "earned": total.earned,
+        "possible": total.possible,
+        "final": total.final,
+    }
+
+
 def progress_json(
-    skills: list[store.SkillProgress], history: list[store.HistoryEntry]
+    skills: list[store.SkillProgress],
+    history: list[store.HistoryEntry],
+    quiz: list[tuple[Chapter, QuizTotal]],
 ) -> dict[str, Any]:
     return {
         "skills": [
@@ -172,6 +204,7 @@ def progress_json(
             }
             for s in skills
         ],
+        "quiz": [quiz_total_json(chapter.id, total) for chapter, total in quiz],
         "history": [
             {
                 "kind": h.kind,

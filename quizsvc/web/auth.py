@@ -70,6 +70,7 @@ class CurrentUser(UserMixin):
     display_name: str
     role: str
     login_token: str  # of the store's login session; "" for a Bearer-token request
+    language: str | None = None  # the language the user chose, kept with the account
 
     @property
     def is_instructor(self) -> bool:
@@ -81,7 +82,7 @@ class CurrentUser(UserMixin):
 
     @classmethod
     def of(cls, user: store.User, login_token: str = "") -> CurrentUser:
-        return cls(user.id, user.name, user.display_name, user.role, login_token)
+        return cls(user.id, user.name, user.display_name, user.role, login_token, user.language)
 
 
 def _read(lookup: Callable[[Session], T]) -> T:
@@ -437,7 +438,8 @@ def logout():
 def set_language(code: str):
     """The header's language button: a POST with the CSRF token (`_protect_from_csrf`), so
     another site cannot switch a user's language with an image or a link; back to the page
-    it was on (the form's `next`, a path on this site only)."""
+    it was on (the form's `next`, a path on this site only). A logged-in user's choice is
+    kept with their account too, so it follows them to another browser."""
     if code not in LANGUAGES:
         abort(
             404,
@@ -448,4 +450,6 @@ def set_language(code: str):
             ),
         )
     session["lang"] = code
+    if current_user.is_authenticated:
+        store.set_language(db(), current_user.id, code)
     return redirect(_safe_next(LanguageForm().back_to.data))

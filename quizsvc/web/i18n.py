@@ -1,5 +1,6 @@
-"""The interface in zh and en, with Flask-Babel: the learner's choice (a toggle) or else
-Accept-Language; the content's language follows the same choice.
+"""The interface in zh and en, with Flask-Babel: the learner's choice (the header's toggle,
+kept in the session and with the account) or else Accept-Language; the content's language
+follows the same choice.
 
 The texts are gettext catalogs, `translations/{zh,en}/LC_MESSAGES/messages.po` beside this
 module, with English as the source language: a msgid is the English text. `make translations`
@@ -30,6 +31,7 @@ from flask_babel import (
     to_user_timezone,
 )
 from flask_babel import format_date as babel_format_date
+from flask_login import current_user
 from markupsafe import Markup, escape
 
 from quizsvc.bank import (
@@ -72,10 +74,14 @@ babel = Babel()
 
 
 def negotiated_language() -> str:
-    """The session's choice (the header's toggle), else the browser's Accept-Language."""
+    """The session's choice (the header's toggle in this browser), else the account's (the
+    toggle in any browser the user was logged in to), else the browser's Accept-Language."""
     chosen = session.get("lang")
     if chosen in LANGUAGES:
         return chosen
+    account = current_user.language if current_user.is_authenticated else None
+    if account in LANGUAGES:
+        return account
     return request.accept_languages.best_match(LANGUAGES, default=DEFAULT_LANGUAGE)
 
 

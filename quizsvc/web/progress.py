@@ -1,4 +1,5 @@
-"""The progress page: per-skill mastery and recent history, with server-rendered charts."""
+"""The progress page: per-skill mastery from the drills, each chapter's test score, and recent
+history, with server-rendered charts."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ from flask_babel import gettext
 from flask_login import current_user, login_required
 
 from quizsvc import reports, store
+from quizsvc.bank import localize
+from quizsvc.quiz_standing import chapter_totals
 from quizsvc.web.context import bank, db
-from quizsvc.web.i18n import skill_name
+from quizsvc.web.i18n import negotiated_language, skill_name
 from quizsvc.web.render import (
     bar_chart_svg,
     chart_figure,
+    format_number,
     format_whole_percent,
     line_chart_svg,
 )
@@ -28,6 +32,17 @@ def index():
     store.begin_read_only(session)
     skills = in_bank_order(store.progress_for(session, current_user.id))
     history = store.recent_history(session, current_user.id, limit=20)
+    lang = negotiated_language()
+    quiz = [
+        {
+            "title": localize(chapter.title, lang),
+            "url": url_for("quiz.chapter", chapter_id=chapter.id),
+            "total": total,
+            "earned": format_number(total.earned, 2),
+            "possible": format_number(total.possible, 2),
+        }
+        for chapter, total in chapter_totals(session, bank(), current_user.id)
+    ]
     scored = [h.score for h in reversed(history) if h.score is not None]
     mastery, recent = (
         gettext("Mastery per skill (0 to 100 %)"),
@@ -36,6 +51,7 @@ def index():
     return render_template(
         "progress.html",
         skills=skills,
+        quiz=quiz,
         history=history,
         history_links={(h.kind, h.record_id): _history_link(h) for h in history},
         mastery_chart=chart_figure(
@@ -78,7 +94,8 @@ def mastery_help() -> str:
         "give %(series)s. Each exercise of a drill counts once, at your "
         "best attempt at it, so correcting a mistake never lowers your "
         "mastery. Attempts counts every graded try, Best is the best of "
-        "them, and Last is your newest answer's score.",
+        "them, and Last is your newest answer's score. A skill counts "
+        "drills only: the chapter's questions have their own score.",
         weight=format_whole_percent(store.MASTERY_WEIGHT),
         series=" → ".join(steps),
     )

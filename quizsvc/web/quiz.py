@@ -6,7 +6,7 @@ import math
 import uuid
 
 from flask import Blueprint, abort, redirect, render_template, session, url_for
-from flask_babel import gettext
+from flask_babel import gettext, ngettext
 from flask_login import current_user, login_required
 from markupsafe import Markup
 
@@ -24,11 +24,12 @@ from quizsvc.bank import (
 )
 from quizsvc.drills import Tensor
 from quizsvc.grading import AnswerRejected, Tolerance
+from quizsvc.quiz_standing import QuestionStanding, chapter_standings, choice_order, quiz_total
 from quizsvc.web.context import bank, db
 from quizsvc.web.drill_parts import cell_marks, tolerance_rule
 from quizsvc.web.forms import ChapterAnswerForm, first_error
 from quizsvc.web.i18n import answer_problem, as_sentence, negotiated_language
-from quizsvc.web.render import matrix_table
+from quizsvc.web.render import format_number, format_whole_percent, matrix_table
 from quizsvc.web.worked_page import worked_example_page
 
 bp = Blueprint("quiz", __name__)
@@ -124,6 +125,69 @@ def numeric_answer_tensor(question: NumericQuestion) -> Tensor:
     )
 
 
+def tries_rules(standing: QuestionStanding) -> list[str]:
+    """A question's points and tries, as the learner reads them before answering."""
+    points = standing.question.points
+    rules = [
+        ngettext(
+            "Worth %(points)s point.",
+            "Worth %(points)s points.",
+            1 if points == 1 else 2,  # the plural form: 1.5 points too
+            points=format_number(points, 2),
+        )
+    ]
+    if standing.attempts == 1:
+        rules.append(gettext("One try: your answer is final once you submit it."))
+        return rules
+    rules.append(
+        ngettext(
+            "%(num)s try left of %(total)s.",
+            "%(num)s tries left of %(total)s.",
+            standing.attempts_left,
+            total=standing.attempts,
+        )
+    )
+    rules.append(gettext("The answer is shown once a try is right or none is left."))
+    if standing.penalty > 0:
+        rules.append(
+            gettext(
+                "Each further attempt takes %(penalty)s off the score.",
+                penalty=format_whole_percent(standing.penalty),
+            )
+        )
+    rules.append(gettext("Your latest try's score counts."))
+    return rules
+
+
+def question_rules(standing: QuestionStanding, view: dict) -> list[str]:
+    """What the chapter page states with a question (the instructor's preview the same,
+    before a first answer): a numeric answer's shape and tolerance, from its view, and while
+    tries are left, the question's points and tries."""
+    rules = numeric_answer_rules(view) if isinstance(standing.question, NumericQuestion) else []
+    if not standing.finished:
+        rules += tries_rules(standing)
+    return rules
+
+
+def status_names() -> dict[str, str]:
+    """The navigator's word for each state of a question (`QuestionStanding.status`)."""
+    return {
+        "not_answered": gettext("Not answered"),
+        "try_again": gettext("Try again"),
+        "awaiting_review": gettext("Awaiting review"),
+        "answered": gettext("Answered"),
+    }
+
+
+def in_learner_order(view: dict, learner_id: int) -> dict:
+    """A choice question's view with its choices in the order this learner sees them."""
+    if "choices" in view:
+        by_id = {choice["id"]: choice for choice in view["choices"]}
+        order = choice_order(learner_id, view["id"], list(by_id))
+        view = {**view, "choices": [by_id[choice_id] for choice_id in order]}
+    return view
+
+
 def answer_fits(question, answer: store.AnsweredQuestion) -> bool:
     """Whether the recorded answer is of the kind the question now asks for. A reload may
     change a question's type under the same id (an open answer awaiting review under what is
@@ -179,29 +243,37 @@ def render_chapter(
     """The chapter's page; ``sent``: the answer form refused (``errors`` says why), whose
     text is shown again to be corrected."""
     lang = negotiated_language()
+    chapter_questions(chapter_id)  # 404 for an unknown chapter, in the page's language
     store.begin_read_only(db())
-    answered = store.latest_quiz_answers(db(), current_user.id)
+    standings = chapter_standings(db(), bank(), current_user.id, chapter_id)
     items = []
-    for question in chapter_questions(chapter_id):
-        answer = answered.get(question.id)
-        view = solution_view(question, lang) if answer else public_question(question, lang)
+    for standing in standings:
+        question, answer = standing.question, standing.answer
+        view = (solution_view if standing.finished else public_question)(question, lang)
         item = {
-            "question": view,
+            "question": in_learner_order(view, current_user.id),
             "answer": answer,
+            "standing": standing,
             "key": uuid.uuid4().hex,
             "fits": answer is None or answer_fits(question, answer),
+            "rules": question_rules(standing, view),
         }
-        if isinstance(question, NumericQuestion):
-            item["rules"] = numeric_answer_rules(view)
-            if answer and item["fits"]:
-                item["numeric"] = numeric_feedback(question, answer)
+        if isinstance(question, NumericQuestion) and answer and item["fits"]:
+            item["numeric"] = numeric_feedback(question, answer)
         items.append(item)
     chapter = bank().chapter(chapter_id)
+    total = quiz_total(standings)
     return render_template(
         "chapter.html",
         chapter=chapter,
         intro=chapter_intro(chapter, lang),
         items=items,
+        total=total,
+        total_points={
+            "earned": format_number(total.earned, 2),
+            "possible": format_number(total.possible, 2),
+        },
+        status_names=status_names(),
         errors=errors or {},
         lang=lang,
         focus_result=focus_result,

@@ -254,6 +254,52 @@ def test_drill_settings_are_checked(content_errors: Errors) -> None:
     ]
 
 
+def test_the_tries_of_a_choice_question_are_checked(content_errors: Errors) -> None:
+    text = SINGLE_CHOICE + "    attempts: 0\n    penalty: 1.5\n"
+    errors = content_errors({"ch/q.yaml": text})
+    assert {e.file for e in errors} == {"ch/q.yaml"}
+    assert [(e.path, e.line, e.message) for e in errors] == [
+        ("questions[0].attempts", 13, "Input should be greater than or equal to 1 (got 0)"),
+        ("questions[0].penalty", 14, "Input should be less than or equal to 1 (got 1.5)"),
+    ]
+    text = SINGLE_CHOICE + '    attempts: "2"\n    penalty: yes\n'
+    errors = content_errors({"ch/q.yaml": text})
+    assert [(e.path, e.line, e.message) for e in errors] == [
+        ("questions[0].attempts", 13, "Input should be a valid integer (got '2')"),
+        ("questions[0].penalty", 14, "Input should be a valid number (got True)"),
+    ]
+
+
+def test_the_tries_of_a_multiple_choice_question_are_checked(content_errors: Errors) -> None:
+    text = (
+        SINGLE_CHOICE.replace("type: single_choice", "type: multiple_choice")
+        .replace("en: first}", "en: first}\n        score: 0")
+        .replace("en: second}", "en: second}\n        score: 1")
+        .replace("    correct: B\n", "    attempts: 1.5\n")
+    )
+    # lines: 3 type, 7-9 choice A, 10-12 choice B, 13 attempts
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml", "questions[0].attempts", 13, "Input should be a valid integer (got 1.5)"
+    )
+
+
+@pytest.mark.parametrize("key", ["attempts", "penalty"])
+def test_tries_on_a_numeric_question_say_it_has_one(content_errors: Errors, key: str) -> None:
+    # lines: 1 questions, 2 id, 3 type, 4 tags, 5 prompt, 6 answer, 7 explanation, 8 the key
+    text = (
+        "questions:\n  - id: n1\n    type: numeric\n    tags: [qkv]\n"
+        "    prompt: {zh: 问题, en: Question}\n    answer: 1.5\n"
+        f"    explanation: {{zh: 解释, en: Because}}\n    {key}: 2\n"
+    )
+    assert only(content_errors({"ch/q.yaml": text})) == ContentError(
+        "ch/q.yaml",
+        f"questions[0].{key}",
+        8,
+        f"unknown key '{key}': numeric questions have one try (only choice questions and"
+        " drills take attempts and a penalty)",
+    )
+
+
 def test_yaml_syntax_error(content_errors: Errors) -> None:
     text = "questions:\n  - id: q1\n    prompt: a: b\n"
     error = only(content_errors({"ch/q.yaml": text}))

@@ -179,11 +179,28 @@ def test_public_view_of_a_single_choice_question(bank: Bank) -> None:
         "prompt": {"markdown": "Pick **one**", "html": "<p>Pick <strong>one</strong></p>\n"},
         "tags": ["qkv"],
         "points": 1.0,
+        "attempts": 1,  # stated before answering: one try unless the author gives more
+        "penalty": 0.0,
         "choices": [
             {"id": "A", "text": {"markdown": "alpha", "html": "alpha"}},
             {"id": "B", "text": {"markdown": "beta", "html": "beta"}},
         ],
     }
+
+
+def test_public_view_states_the_tries_authored_for_a_choice_question(
+    make_content, drill_kinds
+) -> None:
+    text = ALL_TYPES.replace(
+        "    correct: B\n", "    correct: B\n    attempts: 2\n    penalty: 0.25\n", 1
+    )
+    loaded = load_bank(make_content({"ch/all.yaml": text}), drill_kinds)
+    view = public_question(loaded.questions["pick-one"], "en")
+    assert (view["attempts"], view["penalty"]) == (2, 0.25)
+    # a numeric or open question has one try, stated as well
+    for question_id in ("compute", "explain"):
+        view = public_question(loaded.questions[question_id], "en")
+        assert (view["attempts"], view["penalty"]) == (1, 0.0)
 
 
 def test_public_view_is_in_the_requested_language(bank: Bank) -> None:

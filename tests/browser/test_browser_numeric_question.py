@@ -32,6 +32,8 @@ def test_a_numeric_answer_is_marked_per_cell_and_shown_as_typed(page, student):
         [
             re.compile(r"^The answer is a 2 × 2 matrix \(rows × columns\): one row per line"),
             "Answers within ±0.005 of the exact value count as correct.",
+            "Worth 1 point.",
+            "One try: your answer is final once you submit it.",
         ]
     )
     # two lines, as a learner types a matrix: 3 of 4 cells right (2.89 ± 0.005 wanted)

@@ -31,14 +31,15 @@ HEADER = [
 
 
 def expected_rows(s) -> list[list[str]]:
-    # Mastery moves halfway to each item's score, a drill variant counting once at its best
-    # attempt: ada's d-scores variant 0.5, then 0.9 on its second try -> 0.45; softmax
-    # q-multi 0.5 then d-softmax 1.0 -> 0.25 -> 0.625; bo scores 0.25 -> 0.125.
+    # Mastery moves halfway to each drill variant's score, a variant counting once at its
+    # best attempt: ada's d-scores variant 0.5, then 0.9 on its second try -> 0.45; softmax
+    # d-softmax 1.0 -> 0.5 (q-multi, tagged softmax, is the chapter's, not the skill's);
+    # bo scores 0.25 -> 0.125.
     # total = sum(points x score) / sum(points), points 1, 2, 1:
     #   ada (1 + 2 x 0.5 + 0.75) / 4 = 0.6875; bo 0 (open awaiting review counts 0);
     #   cy (latest answer 1.0) 1 / 4 = 0.25; dee answered nothing: empty (not started), not 0.
     return [
-        [str(s.ada), "ada", "Ada Lovelace", "1.0", "0.5", "0.75", "0.45", "0.625", "0.6875",
+        [str(s.ada), "ada", "Ada Lovelace", "1.0", "0.5", "0.75", "0.45", "0.5", "0.6875",
          "2026-11-30T09:22:00Z"],
         [str(s.bo), "bo", "王小明", "0.0", "", "", "0.125", "", "0.0", "2026-11-30T09:23:00Z"],
         [str(s.cy), "cy", s.CY_DISPLAY, "1.0", "", "", "", "", "0.25", "2026-11-30T09:07:00Z"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Column, Integer, MetaData, String, Table, event, inspect
@@ -105,7 +106,7 @@ def test_a_missing_migrations_directory_is_a_clear_error(tmp_path, monkeypatch):
         migrate.upgrade(f"sqlite:///{tmp_path / 'x.sqlite3'}")
 
 
-def test_0002_recounts_progress_a_variant_once_and_its_downgrade_every_attempt(empty_db_url):
+def test_0002_counts_a_variant_once_its_downgrade_every_attempt_0006_drills_only(empty_db_url):
     migrate.upgrade(empty_db_url)
     engine = make_engine(empty_db_url)
     try:
@@ -164,26 +165,29 @@ def test_0002_recounts_progress_a_variant_once_and_its_downgrade_every_attempt(e
                 return (p.attempts, p.best_score, p.last_score, p.mastery, p.last_activity)
 
         last_activity = T0 + timedelta(minutes=3)
+        # drills only (0006), in the order first answered: first at its best 0.9, second 0.0
+        # -> 0.45, 0.225; three submissions
+        drills_only = (3, 0.9, 0.0, pytest.approx(0.225), last_activity)
         # items in the order first answered: first at its best 0.9, the answer 1.0, second 0.0
         # -> 0.45, 0.725, 0.3625; the newest item is second
         counted_once = (4, 1.0, 0.0, pytest.approx(0.3625), last_activity)
         # every attempt an item: 0.5, 1.0, 0.0, 0.9 -> 0.25, 0.625, 0.3125, 0.60625
         every_attempt = (4, 1.0, 0.9, pytest.approx(0.60625), last_activity)
+        assert progress() == drills_only
+        migrate.downgrade(empty_db_url, "0005")
         assert progress() == counted_once
         migrate.downgrade(empty_db_url, "0001")
         assert progress() == every_attempt
-        migrate.upgrade(empty_db_url)
+        migrate.upgrade(empty_db_url, "0005")
         assert progress() == counted_once
+        migrate.upgrade(empty_db_url)
+        assert progress() == drills_only
     finally:
         engine.dispose()
 
 
-def review_queue_plan(engine) -> str:
-    """The query plan of the review queue's query (``answers_awaiting_review``), as text.
-
-    The statement is captured as the store sends it, then explained on the same connection.
-    On PostgreSQL sequential scans are priced out, as a table of a few rows would otherwise
-    be read whole whatever its indexes; what matters is whether an index can serve."""
+def review_queue_query(engine) -> tuple[str, object]:
+    """The review queue's query (``answers_awaiting_review``) as the store sends it."""
     sent: list[tuple[str, object]] = []
 
     def capture(_conn, _cursor, statement, parameters, _context, _executemany):
@@ -191,15 +195,24 @@ def review_queue_plan(engine) -> str:
             sent.append((statement, parameters))
 
     with make_session_factory(engine)() as session:
-        connection = session.connection()
-        if engine.dialect.name == "postgresql":
-            connection.exec_driver_sql("SET LOCAL enable_seqscan = off")
         event.listen(engine, "before_cursor_execute", capture)
         try:
             store.answers_awaiting_review(session)
         finally:
             event.remove(engine, "before_cursor_execute", capture)
-        [(statement, parameters)] = sent
+    [query] = sent
+    return query
+
+
+def query_plan(engine, query: tuple[str, object]) -> str:
+    """The query plan of ``query``, as text. On PostgreSQL sequential scans are priced out,
+    as a table of a few rows would otherwise be read whole whatever its indexes; what
+    matters is whether an index can serve."""
+    statement, parameters = query
+    with make_session_factory(engine)() as session:
+        connection = session.connection()
+        if engine.dialect.name == "postgresql":
+            connection.exec_driver_sql("SET LOCAL enable_seqscan = off")
         prefix = "EXPLAIN QUERY PLAN " if engine.dialect.name == "sqlite" else "EXPLAIN "
         rows = connection.exec_driver_sql(prefix + statement, parameters).all()
     return "\n".join(str(row[-1] if engine.dialect.name == "sqlite" else row[0]) for row in rows)
@@ -213,7 +226,8 @@ def test_0003_serves_the_review_queue_from_its_index_and_its_downgrade_drops_it(
         def indexes() -> set[str]:
             return {index["name"] for index in inspect(engine).get_indexes("quiz_answers")}
 
-        plan = review_queue_plan(engine)
+        query = review_queue_query(engine)
+        plan = query_plan(engine, query)
         assert "ix_quiz_answers_awaiting_review" in indexes()
         assert "ix_quiz_answers_awaiting_review" in plan
         # read in queue order from the index: no sort of the waiting answers
@@ -222,13 +236,84 @@ def test_0003_serves_the_review_queue_from_its_index_and_its_downgrade_drops_it(
         migrate.downgrade(empty_db_url, "0002")
         engine.dispose()
         assert "ix_quiz_answers_awaiting_review" not in indexes()
-        assert "ix_quiz_answers_awaiting_review" not in review_queue_plan(engine)
+        # the same query but for the column a later revision adds (0005), which is selected,
+        # not searched or sorted by
+        statement, parameters = query
+        assert ", quiz_answers.raw_score" in statement
+        before_0005 = (statement.replace(", quiz_answers.raw_score", ""), parameters)
+        assert "ix_quiz_answers_awaiting_review" not in query_plan(engine, before_0005)
 
         migrate.upgrade(empty_db_url)
         engine.dispose()
-        assert "ix_quiz_answers_awaiting_review" in review_queue_plan(engine)
+        assert "ix_quiz_answers_awaiting_review" in query_plan(engine, review_queue_query(engine))
     finally:
         engine.dispose()
+
+
+# Tables as a revision before the newest has them, written and read without the models
+# (which hold the newest schema's columns).
+users_table = sa.table(
+    "users",
+    sa.column("id", sa.Integer),
+    sa.column("name", sa.String),
+    sa.column("display_name", sa.String),
+    sa.column("role", sa.String),
+    sa.column("password_hash", sa.String),
+    sa.column("created_at", sa.DateTime(timezone=True)),
+)
+content_versions_table = sa.table(
+    "content_versions",
+    sa.column("id", sa.Integer),
+    sa.column("version", sa.String),
+    sa.column("created_at", sa.DateTime(timezone=True)),
+)
+quiz_answers_table = sa.table(
+    "quiz_answers",
+    sa.column("id", sa.Integer),
+    sa.column("learner_id", sa.Integer),
+    sa.column("question_id", sa.String),
+    sa.column("content_version_id", sa.Integer),
+    sa.column("attempt", sa.Integer),
+    sa.column("idempotency_key", sa.String),
+    sa.column("choices", sa.JSON(none_as_null=True)),  # as the models store None
+    sa.column("text", sa.Text),
+    sa.column("score", sa.Float),
+    sa.column("suggested_score", sa.Float),
+    sa.column("skill", sa.String),
+    sa.column("answered_at", sa.DateTime(timezone=True)),
+)
+reviews_table = sa.table(
+    "open_answer_reviews",
+    sa.column("answer_id", sa.Integer),
+    sa.column("reviewer_id", sa.Integer),
+    sa.column("confirmed_score", sa.Float),
+    sa.column("comment", sa.Text),
+    sa.column("reviewed_at", sa.DateTime(timezone=True)),
+)
+
+
+def insert_user(engine, name: str, role: str = "student") -> int:
+    with engine.begin() as connection:
+        return connection.execute(
+            users_table.insert()
+            .values(
+                name=name,
+                display_name=name,
+                role=role,
+                password_hash=store.hash_password("p" * 12),
+                created_at=T0,
+            )
+            .returning(users_table.c.id)
+        ).scalar_one()
+
+
+def user_names(engine) -> list[str]:
+    with engine.connect() as connection:
+        return list(connection.scalars(sa.select(users_table.c.name).order_by("id")))
+
+
+def columns(engine, table: str) -> set[str]:
+    return {column["name"] for column in inspect(engine).get_columns(table)}
 
 
 def test_0004_keeps_login_sessions_and_its_downgrade_drops_them_and_nothing_else(empty_db_url):
@@ -237,12 +322,11 @@ def test_0004_keeps_login_sessions_and_its_downgrade_drops_them_and_nothing_else
     try:
         sessions = make_session_factory(engine)
         assert "login_sessions" not in tables(engine)
-        with sessions() as session:
-            ada = store.create_user(session, name="ada", role="student", password="p" * 12).id
+        ada = insert_user(engine, "ada")
 
         migrate.upgrade(empty_db_url)
         engine.dispose()
-        assert migrate.current_revisions(engine) == ("0004",)
+        assert migrate.current_revisions(engine) == migrate.head_revisions()
         with sessions() as session:
             token = store.begin_login_session(session, ada, now=T0)
         with sessions() as session:
@@ -254,8 +338,7 @@ def test_0004_keeps_login_sessions_and_its_downgrade_drops_them_and_nothing_else
         migrate.downgrade(empty_db_url, "0003")
         engine.dispose()
         assert "login_sessions" not in tables(engine)
-        with sessions() as session:
-            assert store.user_by_id(session, ada).name == "ada"
+        assert user_names(engine) == ["ada"]
 
         # up again: an empty table, so the session begun before is no login any more
         migrate.upgrade(empty_db_url)
@@ -264,5 +347,132 @@ def test_0004_keeps_login_sessions_and_its_downgrade_drops_them_and_nothing_else
         with sessions() as session:
             assert store.find_login_session(session, ada, token, now=T0) is None
             assert store.authenticate(session, "ada", "p" * 12).id == ada
+    finally:
+        engine.dispose()
+
+
+def test_0005_keeps_the_grader_s_score_of_every_answer_but_an_open_one(empty_db_url):
+    migrate.upgrade(empty_db_url, "0004")
+    engine = make_engine(empty_db_url)
+    try:
+        ada, teacher = insert_user(engine, "ada"), insert_user(engine, "teacher", "instructor")
+        answer = {"learner_id": ada, "content_version_id": 1, "attempt": 1, "answered_at": T0}
+        with engine.begin() as connection:
+            connection.execute(content_versions_table.insert().values(version="v1", created_at=T0))
+            rows = [
+                {"question_id": "choice", "choices": ["A"], "text": None, "score": 0.5},
+                {"question_id": "numeric", "choices": None, "text": "1.5", "score": 1.0},
+                {"question_id": "reviewed", "choices": None, "text": "why", "score": 0.75},
+                {"question_id": "waiting", "choices": None, "text": "why", "score": None},
+            ]
+            for row in rows:
+                connection.execute(
+                    quiz_answers_table.insert().values(
+                        **answer, **row, idempotency_key=row["question_id"]
+                    )
+                )
+            reviewed = connection.scalar(
+                sa.select(quiz_answers_table.c.id).where(
+                    quiz_answers_table.c.question_id == "reviewed"
+                )
+            )
+            connection.execute(
+                reviews_table.insert().values(
+                    answer_id=reviewed, reviewer_id=teacher, confirmed_score=0.75,
+                    comment="", reviewed_at=T0,
+                )
+            )  # fmt: skip
+
+        migrate.upgrade(empty_db_url, "0005")
+        engine.dispose()
+        with engine.connect() as connection:
+            raw = dict(
+                connection.execute(sa.text("SELECT question_id, raw_score FROM quiz_answers")).all()
+            )
+        # every answer before was a first try: the grader's score is the score; an open
+        # answer, reviewed or waiting, has none
+        assert raw == {"choice": 0.5, "numeric": 1.0, "reviewed": None, "waiting": None}
+        with pytest.raises(sa.exc.IntegrityError), engine.begin() as connection:
+            connection.execute(sa.text("UPDATE quiz_answers SET raw_score = 1.5"))
+
+        migrate.downgrade(empty_db_url, "0004")
+        engine.dispose()
+        assert "raw_score" not in columns(engine, "quiz_answers")
+        with engine.connect() as connection:
+            assert (
+                connection.scalar(sa.select(sa.func.count()).select_from(quiz_answers_table)) == 4
+            )
+    finally:
+        engine.dispose()
+
+
+def test_0006_deletes_a_skill_practised_by_quiz_answers_alone_and_its_downgrade_brings_it_back(
+    empty_db_url,
+):
+    migrate.upgrade(empty_db_url, "0005")
+    engine = make_engine(empty_db_url)
+    try:
+        ada = insert_user(engine, "ada")
+        with engine.begin() as connection:
+            connection.execute(content_versions_table.insert().values(version="v1", created_at=T0))
+            for minute, score in enumerate([1.0, 0.5]):
+                connection.execute(
+                    quiz_answers_table.insert().values(
+                        learner_id=ada, question_id=f"q{minute}", content_version_id=1,
+                        attempt=1, idempotency_key=f"k{minute}", choices=["A"], score=score,
+                        skill="cross_attention", answered_at=T0 + timedelta(minutes=minute),
+                    )
+                )  # fmt: skip
+            # as the store counted them until 0006
+            connection.execute(
+                sa.text(
+                    "INSERT INTO skill_progress (learner_id, skill, attempts, best_score, "
+                    "last_score, mastery, last_activity) VALUES "
+                    "(:ada, 'cross_attention', 2, 1.0, 0.5, 0.5, :at)"
+                ),
+                {"ada": ada, "at": T0 + timedelta(minutes=1)},
+            )
+        sessions = make_session_factory(engine)
+
+        def progress() -> list[tuple]:
+            with sessions() as session:
+                return [
+                    (p.skill, p.attempts, p.best_score, p.last_score, p.mastery, p.last_activity)
+                    for p in store.progress_for(session, ada)
+                ]
+
+        quizzes_counted = [("cross_attention", 2, 1.0, 0.5, 0.5, T0 + timedelta(minutes=1))]
+        assert progress() == quizzes_counted
+        migrate.upgrade(empty_db_url, "0006")
+        engine.dispose()
+        assert progress() == []  # the Drills page's "not tried", now the Progress page's too
+        migrate.downgrade(empty_db_url, "0005")
+        engine.dispose()
+        # 1.0 then 0.5 -> 0.5, 0.5
+        assert progress() == quizzes_counted
+    finally:
+        engine.dispose()
+
+
+def test_0007_keeps_a_user_s_language_and_its_downgrade_drops_only_that(empty_db_url):
+    migrate.upgrade(empty_db_url, "0006")
+    engine = make_engine(empty_db_url)
+    try:
+        ada = insert_user(engine, "ada")
+        migrate.upgrade(empty_db_url, "0007")
+        engine.dispose()
+        sessions = make_session_factory(engine)
+        with sessions() as session:
+            assert store.user_by_id(session, ada).language is None  # never chosen
+            store.set_language(session, ada, "zh")
+        with sessions() as session:
+            assert store.user_by_id(session, ada).language == "zh"
+        with pytest.raises(sa.exc.IntegrityError), engine.begin() as connection:
+            connection.execute(sa.text("UPDATE users SET language = 'fr'"))
+
+        migrate.downgrade(empty_db_url, "0006")
+        engine.dispose()
+        assert "language" not in columns(engine, "users")
+        assert user_names(engine) == ["ada"]
     finally:
         engine.dispose()

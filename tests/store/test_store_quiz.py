@@ -47,15 +47,6 @@ def write_open(session, learner, key="open", text="scale by 1/sqrt(d_k)", **kw):
     )
 
 
-def right_open_then_half_right(session, learner):
-    """Three answers on one skill a minute apart: a right choice, an open answer (returned,
-    awaiting review), a half-right choice."""
-    choose(session, learner, "a", ["a"], 1.0, skill="scaling", now=T0)
-    answer = write_open(session, learner, skill="scaling", now=T0 + timedelta(minutes=1))
-    choose(session, learner, "b", ["a"], 0.5, skill="scaling", now=T0 + timedelta(minutes=2))
-    return answer
-
-
 def test_choice_answers_are_numbered_per_question(session, learner):
     first = choose(session, learner, "a", ["b"], 0.0)
     second = choose(session, learner, "b", ["a"], 1.0)
@@ -74,6 +65,43 @@ def test_quiz_attempts_are_limited_when_asked(session, learner):
     assert session.scalar(select(func.count()).select_from(QuizAnswer)) == 2
 
 
+def test_a_later_try_loses_the_penalty_and_keeps_the_grader_s_score(session, learner):
+    tries = {"attempts_allowed": 3, "penalty": 0.25}
+    first = choose(session, learner, "a", ["b"], 0.5, **tries)
+    second = choose(session, learner, "b", ["a", "c"], 0.5, **tries)
+    third = choose(session, learner, "c", ["a"], 1.0, **tries)
+    # max(0, raw - 0.25 * (try - 1)): 0.5, 0.25, 0.5
+    assert [(r.attempt, r.raw_score, r.score) for r in (first, second, third)] == [
+        (1, 0.5, 0.5),
+        (2, 0.5, 0.25),
+        (3, 1.0, 0.5),
+    ]
+    stored = session.scalars(select(QuizAnswer).order_by(QuizAnswer.id)).all()
+    assert [(a.raw_score, a.score) for a in stored] == [(0.5, 0.5), (0.5, 0.25), (1.0, 0.5)]
+    floored = choose(session, learner, "d", ["b"], 0.25, question_id="q2", **tries)
+    assert floored.score == 0.25
+    assert choose(session, learner, "e", ["b"], 0.25, question_id="q2", **tries).score == 0.0
+
+
+def test_no_try_is_taken_after_a_right_one_even_with_tries_left(session, learner):
+    choose(session, learner, "a", ["b"], 0.0, attempts_allowed=3)
+    choose(session, learner, "b", ["a"], 1.0, attempts_allowed=3)
+    with pytest.raises(AttemptsExhausted, match="already answered right"):
+        choose(session, learner, "c", ["a"], 1.0, attempts_allowed=3)
+    session.rollback()
+    assert session.scalar(select(func.count()).select_from(QuizAnswer)) == 2
+    # the same form sent again is its first result, not a refused try
+    assert choose(session, learner, "b", ["a"], 1.0, attempts_allowed=3).replayed
+
+
+def test_an_open_answer_has_no_raw_score(session, learner, instructor):
+    answer = write_open(session, learner, suggested_score=0.5)
+    assert answer.raw_score is None
+    record_review(session, answer_id=answer.answer_id, reviewer_id=instructor, confirmed_score=1.0)
+    stored = session.get(QuizAnswer, answer.answer_id)
+    assert (stored.raw_score, stored.score) == (None, 1.0)
+
+
 def test_quiz_answers_are_idempotent(session, learner):
     first = choose(session, learner, "k", ["a"], 1.0, skill="softmax")
     again = choose(session, learner, "k", ["a"], 1.0, skill="softmax")
@@ -81,15 +109,15 @@ def test_quiz_answers_are_idempotent(session, learner):
     with pytest.raises(IdempotencyConflict):
         choose(session, learner, "k", ["b"], 0.0)
     assert session.scalar(select(func.count()).select_from(QuizAnswer)) == 1
-    assert progress_for(session, learner)[0].attempts == 1
 
 
-def test_a_scored_answer_with_a_skill_counts_in_progress(session, learner):
+def test_quiz_answers_keep_their_skill_but_a_skill_s_progress_counts_drills_only(session, learner):
     choose(session, learner, "a", ["a"], 1.0, skill="softmax")
-    choose(session, learner, "b", ["a"], 0.5, skill="softmax")
-    choose(session, learner, "c", ["a"], 1.0)  # no skill: no progress
-    (softmax,) = progress_for(session, learner)
-    assert (softmax.attempts, softmax.mastery) == (2, pytest.approx(0.5))
+    choose(session, learner, "b", ["a"], 0.5, skill="softmax", question_id="softmax-max")
+    choose(session, learner, "c", ["a"], 1.0, question_id="no-skill")
+    assert progress_for(session, learner) == []
+    stored = session.scalars(select(QuizAnswer).order_by(QuizAnswer.id)).all()
+    assert [a.skill for a in stored] == ["softmax", "softmax", None]
 
 
 def test_an_open_answer_waits_for_review(session, learner):
@@ -100,9 +128,7 @@ def test_an_open_answer_waits_for_review(session, learner):
     assert progress_for(session, learner) == []
 
 
-def test_a_review_counts_once_in_progress_and_a_correction_recomputes_it(
-    session, learner, instructor
-):
+def test_the_latest_review_sets_the_score(session, learner, instructor):
     answer = write_open(session, learner, suggested_score=0.5, skill="scaling")
     first = record_review(
         session,
@@ -126,41 +152,8 @@ def test_a_review_counts_once_in_progress_and_a_correction_recomputes_it(
         (0.75, "", instructor),
     ]
     assert reviews[0].reviewed_at == T0 + timedelta(hours=1)
-    (scaling,) = progress_for(session, learner)
-    # one attempt, now scored 0.75: mastery 0.5 * 0.75; the mistaken 1.0 is no longer best
-    assert (scaling.attempts, scaling.best_score, scaling.last_score, scaling.mastery) == (
-        1,
-        0.75,
-        0.75,
-        0.375,
-    )
+    assert progress_for(session, learner) == []  # a skill's progress counts drills only
     assert answers_awaiting_review(session) == []
-
-
-def test_a_correction_recomputes_the_skill_over_all_its_answers_oldest_first(
-    session, learner, instructor
-):
-    answer = right_open_then_half_right(session, learner)
-    review = record_review(
-        session, answer_id=answer.answer_id, reviewer_id=instructor, confirmed_score=0.0
-    )
-    # counted in answer order: 1.0, 0.0 (reviewed), 0.5 -> 0.5, 0.25, 0.375
-    assert progress_for(session, learner)[0].mastery == 0.375
-    record_review(
-        session,
-        answer_id=answer.answer_id,
-        reviewer_id=instructor,
-        confirmed_score=1.0,
-        seen_review_id=review.review_id,
-    )
-    (scaling,) = progress_for(session, learner)
-    # recomputed in answer order: 1.0, 1.0 (corrected), 0.5 -> 0.5, 0.75, 0.625
-    assert (scaling.attempts, scaling.best_score, scaling.last_score, scaling.mastery) == (
-        3,
-        1.0,
-        0.5,
-        0.625,
-    )
 
 
 def test_a_review_from_a_page_opened_before_another_review_is_refused(
@@ -269,22 +262,6 @@ def test_the_database_itself_refuses_an_answer_with_neither_choices_nor_text(ses
     )
 
 
-def test_confirming_the_same_score_again_leaves_progress_as_it_was(session, learner, instructor):
-    answer = right_open_then_half_right(session, learner)
-    first = record_review(
-        session, answer_id=answer.answer_id, reviewer_id=instructor, confirmed_score=0.0
-    )
-    before = progress_for(session, learner)
-    record_review(
-        session,
-        answer_id=answer.answer_id,
-        reviewer_id=instructor,
-        confirmed_score=0.0,
-        seen_review_id=first.review_id,
-    )
-    assert progress_for(session, learner) == before
-
-
 def test_an_answer_graded_when_recorded_is_not_an_open_answer(session, learner, instructor):
     # a numeric answer: text, and a score from the grader
     numeric = record_quiz_answer(
@@ -331,21 +308,6 @@ def test_answer_text_and_keys_no_database_can_store_are_refused(session, learner
         write_open(session, learner, key=text)
 
 
-def test_a_review_dates_the_skill_by_the_learner_s_answer_not_the_review(
-    session, learner, instructor
-):
-    answer = write_open(session, learner, skill="scaling", now=T0)
-    record_review(
-        session,
-        answer_id=answer.answer_id,
-        reviewer_id=instructor,
-        confirmed_score=1.0,
-        now=T0 + timedelta(days=3),
-    )
-    (scaling,) = progress_for(session, learner)
-    assert scaling.last_activity == T0
-
-
 @pytest.mark.parametrize(
     ("overrides", "error", "message"),
     [
@@ -359,6 +321,7 @@ def test_a_review_dates_the_skill_by_the_learner_s_answer_not_the_review(
         ({"score": float("nan")}, ValueError, "score must be between 0 and 1"),
         ({"score": True}, TypeError, "score must be a number"),
         ({"suggested_score": -0.25}, ValueError, "suggested_score must be between 0 and 1"),
+        ({"penalty": 1.5}, ValueError, "penalty must be between 0 and 1"),
         ({"skill": ""}, ValueError, "skill must be a non-empty str"),
         ({"skill": "s" * 101}, ValueError, "skill is longer than 100"),
         ({"now": T0.replace(tzinfo=None)}, ValueError, "now must be timezone-aware"),
@@ -398,7 +361,7 @@ def test_values_at_the_limits_are_stored(session, learner):
     )
     stored = session.get(QuizAnswer, result.answer_id)
     assert (stored.question_id, stored.choices, stored.score) == ("q" * 100, ["a", "c"], 0.0)
-    assert (progress_for(session, learner)[0].skill, result.replayed) == ("s" * 100, False)
+    assert (stored.skill, result.replayed) == ("s" * 100, False)
     again = choose(
         session, learner, "k" * 128, ("a", "c"), 0.0, question_id="q" * 100,
         content_version="v" * 128, skill="s" * 100,
@@ -406,7 +369,7 @@ def test_values_at_the_limits_are_stored(session, learner):
     assert (again.answer_id, again.replayed) == (result.answer_id, True)
 
 
-def test_a_correction_recomputes_from_the_learner_s_own_drills_and_answers_on_the_skill(
+def test_answers_and_their_reviews_leave_the_skill_as_the_learner_s_drills_make_it(
     session, learner, other_learner, instructor, issue, submit
 ):
     scaling, other = issue(learner, skill="scaling"), issue(learner, skill="other")
@@ -430,12 +393,12 @@ def test_a_correction_recomputes_from_the_learner_s_own_drills_and_answers_on_th
         now=T0 + timedelta(hours=1),
     )
     progress = {p.skill: p for p in progress_for(session, learner)}
-    # ada's scaling work in the order first answered, a drill before an answer at the same
-    # instant: scaling 0.5 (its second try, 0.0 - 0.1 floored, does not lower it), scaling_2
-    # 0.0, the answer 1.0 (corrected) -> 0.25, 0.125, 0.5625; four graded attempts
+    # ada's scaling drills in the order first answered: scaling 0.5 (its second try, 0.0 - 0.1
+    # floored, does not lower it), scaling_2 0.0 -> 0.25, 0.125; three graded attempts; the
+    # reviewed answer (1.0) is the chapter's, not the skill's
     line = progress["scaling"]
-    assert (line.attempts, line.best_score, line.last_score, line.mastery) == (4, 1.0, 1.0, 0.5625)
-    assert line.last_activity == T0 + timedelta(minutes=1)  # the answer's time, not the review's
+    assert (line.attempts, line.best_score, line.last_score, line.mastery) == (3, 0.5, 0.0, 0.125)
+    assert line.last_activity == T0 + timedelta(minutes=1)  # the newest submission
     assert (progress["other"].attempts, progress["other"].mastery) == (1, 0.5)
 
 

@@ -14,6 +14,7 @@ from quizsvc.store import (
     create_user,
     issue_api_token,
     list_users,
+    set_language,
     set_password,
     user_by_api_token,
     user_by_id,
@@ -192,3 +193,18 @@ def test_a_user_by_id(session):
     ada = create_user(session, name="ada", role="student", password="analytical engine")
     assert user_by_id(session, ada.id).name == "ada"
     assert user_by_id(session, ada.id + 1) is None
+
+
+def test_a_user_s_language_is_none_until_chosen_and_only_zh_or_en(session, add_user):
+    ada = add_user("ada")
+    assert user_by_id(session, ada).language is None
+    set_language(session, ada, "zh")
+    set_language(session, ada, "en")
+    session.expire_all()
+    assert user_by_id(session, ada).language == "en"
+    with pytest.raises(ValueError, match="language must be one of zh, en, got 'fr'"):
+        set_language(session, ada, "fr")
+    with pytest.raises(InvalidUser, match="no user with id 999"):
+        set_language(session, 999, "zh")
+    session.rollback()
+    assert user_by_id(session, ada).language == "en"

@@ -183,15 +183,18 @@ def test_a_rejected_chapter_answer_brings_the_learner_back_to_the_question(brows
     own = own.group(0)
     # the first choice takes the focus (as the fragment, it scrolls the question into view),
     # and the choices are described by the error
-    first = re.search(r'<input type="radio" name="choice" value="A"[^>]*>', own).group(0)
+    # (the first in the learner's own order)
+    first = re.search(r'<input type="radio" name="choice" value="[A-D]"[^>]*>', own).group(0)
     assert "autofocus" in first
-    assert f'<fieldset class="choices" aria-describedby="error-{QKV}">' in own
+    # (and by the question's rules: its points and tries)
+    assert f'<fieldset class="choices" aria-describedby="rules-{QKV} error-{QKV}">' in own
     assert f'id="error-{QKV}"' in own
     assert response.text.count("autofocus") == 1  # no other question takes it
 
     response = alice.post(f"{CHAPTER_URL}/questions/{TEACHER_FORCING}", {"text": " "})
     textarea = re.search(r"<textarea [^>]*>", response.text).group(0)
-    assert "autofocus" in textarea and f'aria-describedby="error-{TEACHER_FORCING}"' in textarea
+    described_by = f'aria-describedby="rules-{TEACHER_FORCING} error-{TEACHER_FORCING}"'
+    assert "autofocus" in textarea and described_by in textarea
 
 
 # --- a variant solved in another tab ----------------------------------------------------

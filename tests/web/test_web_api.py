@@ -169,7 +169,8 @@ def test_a_request_with_a_bearer_header_is_authenticated_by_the_token_alone(app,
         assert session.query(store.DrillVariant).count() == 0
 
     as_bob = {"Authorization": f"Bearer {bob_token}"}
-    assert alice.client.get("/api/progress", headers=as_bob).json == {"skills": [], "history": []}
+    bobs = alice.client.get("/api/progress", headers=as_bob).json
+    assert (bobs["skills"], bobs["history"], bobs["quiz"][0]["answered"]) == ([], [], 0)
     started = alice.client.post(start, headers=as_bob)
     assert started.status_code == 201, started.text
     assert "Set-Cookie" not in started.headers  # alice's session is neither read nor replaced
@@ -228,7 +229,8 @@ def test_a_learner_can_neither_read_nor_answer_another_learners_variant(api_for)
     mine = alice.get(f"/api/variants/{variant_id}").json
     assert mine["submissions"] == []
     assert mine["attempts_left"] == 3
-    assert bob.get("/api/progress").json == {"skills": [], "history": []}
+    bobs = bob.get("/api/progress").json
+    assert (bobs["skills"], bobs["history"], bobs["quiz"][0]["answered"]) == ([], [], 0)
 
 
 def test_a_learner_does_not_see_another_learners_answers(api_for):
@@ -610,10 +612,21 @@ def test_progress_limits_its_history(api_for):
         alice.post(f"/api/questions/{question_id}/answers", {"choices": [choice]})
     progress = alice.get("/api/progress").json
     assert [h["question_id"] for h in progress["history"]] == ["scaling-by-sqrt-dk", "qkv-origin"]
-    assert {s["skill"]: s["last_score"] for s in progress["skills"]} == {
-        "qkv": 1.0,
-        "scores": 0.0,
-    }
+    # a skill counts drills only; the chapter's answers are its quiz line: 1 + 0 of the
+    # 4 x 1 + 2 x 2 = 8 points of its 6 questions
+    assert progress["skills"] == []
+    assert progress["quiz"] == [
+        {
+            "chapter_id": CHAPTER,
+            "questions": 6,
+            "answered": 2,
+            "awaiting_review": 0,
+            "unfinished": 4,
+            "earned": 1.0,
+            "possible": 8.0,
+            "final": False,
+        }
+    ]
     assert [h["question_id"] for h in alice.get("/api/progress?limit=1").json["history"]] == [
         "scaling-by-sqrt-dk"
     ]

@@ -306,9 +306,18 @@ def bar_labels(page_html: str) -> list[str]:
 def test_the_mastery_charts_and_the_report_name_skills_in_the_page_language(
     app, browser_for, sessions
 ):
-    """Alice's skills: qkv and multi_head (her chapter answers' first tags), softmax (the
-    drill)."""
+    """Alice's skills: softmax (her drill) and, here, qkv and multi_head, drills tried once
+    each (her chapter answers tagged qkv and multi_head are the chapter's, not the skills')."""
     alice_works(app, browser_for, sessions)
+    learner = user_id(sessions, "alice")
+    bank = app.extensions["quizsvc"].bank
+    # answered last, multi_head first: the page's order is the bank's, not the answers'
+    for question_id in ("drill-multi-head", "drill-projection"):
+        with sessions() as session:
+            issued = practice.start_drill(session, bank, learner, question_id, seed=7)
+            rows, cols = practice.drill_state(session, learner, issued.id).variant.answer.shape
+            zeros = "\n".join(" ".join(["0"] * cols) for _ in range(rows))
+            practice.submit_drill(session, learner, issued.id, zeros, f"k-{question_id}")
     ines = browser_for("ines")
     ines.post("/lang/zh")
     alice = user_id(sessions, "alice")
@@ -325,7 +334,8 @@ def test_the_mastery_charts_and_the_report_name_skills_in_the_page_language(
         "残差与归一化（Add &amp; Norm）",
     )
     drills = re.findall(r'<td data-skill="([^"]+)">([^<]*)</td>', report)
-    assert drills == [("softmax", "Softmax")]
+    # the drill history, newest first
+    assert drills == [("qkv", "Q、K、V 投影"), ("multi_head", "多头注意力"), ("softmax", "Softmax")]
     ines.post("/lang/en")
     report = ines.get(f"/instructor/students/{alice}/report").text
     assert bar_labels(report) == ["Q, K and V projections", "Softmax", "Multi-head attention"]

@@ -358,12 +358,23 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
     alice = browser_for("alice")
     variant_id = start(alice, "drill-add-norm")
     solve(alice, sessions, "alice", variant_id)
+    solve(alice, sessions, "alice", start(alice, "drill-projection"))
     assert alice.post(f"{CHAPTER_URL}/questions/{QKV}", {"choice": "B"}).status_code == 302
     page = alice.get("/progress").text
 
     # one perfect answer: best 100 %, mastery 50 %, and the page says why
-    # in the order of the bank's drills (projection's qkv before add_norm), not by skill id
+    # in the order of the bank's drills (projection's qkv before add_norm), not by skill id;
+    # qkv counts its drill, not the chapter's question tagged qkv, which is the quiz's line
     assert re.findall(r'<tr data-skill="([^"]+)">', page) == ["qkv", "add_norm"]
+    assert (
+        re.findall(r"<td[^>]*>(.*?)</td>", first(r'<tr data-skill="qkv">(.*?)</tr>', page))[1]
+        == "1"
+    )
+    quiz = text_of(first(r'<ul class="quiz-lines" id="quiz"[^>]*>(.*?)</ul>', page))
+    # the chapter's title, then its line: 1 of 4 x 1 + 2 x 2 points of its 6 questions
+    title, line = quiz.split(" : ")
+    assert title.startswith("Transformer by Hand")
+    assert line == "1 of 6 questions answered; score so far 1 of 8 points."
     row = re.findall(r"<td[^>]*>(.*?)</td>", first(r'<tr data-skill="add_norm">(.*?)</tr>', page))
     assert row[:5] == ["Add &amp; Norm", "1", "100%", "100%", "50%"]
     assert re.fullmatch(rf'<time datetime="[^"]+">{ENGLISH_WHEN} UTC</time>', row[5])
@@ -377,6 +388,7 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
     entries = [text_of(li) for li in re.findall(r"<li[^>]*>(.*?)</li>", history, re.S)]
     assert [e.split(" — ", 1)[1] for e in entries] == [
         "Where are Q, K and V computed from? (Chapter quiz) — 100%",
+        "Projecting to Q, K or V (Drill) — 100%",
         "Add & Norm (residual + LayerNorm) (Drill) — 100%",
     ]
     assert f'<a href="{CHAPTER_URL}#q-{QKV}">' in history
@@ -389,7 +401,7 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
     charts = re.findall(r"<svg class='chart'[^>]*aria-label='([^']*)'", page)
     assert charts == [
         f"{titles[0]}: Q, K and V projections 50%; Add &amp; Norm 50%",
-        f"{titles[1]}: 100%, 100%",
+        f"{titles[1]}: 100%, 100%, 100%",
     ]
     # and the same titles shown, as each chart's caption above it
     captions = r"<figure class='chart'><figcaption>([^<]*)</figcaption><svg"
@@ -406,7 +418,7 @@ def test_the_progress_page_explains_mastery_and_names_skills_and_questions(brows
     charts = re.findall(r"<svg class='chart'[^>]*aria-label='([^']*)'", page)
     assert charts == [
         f"{titles[0]}: Q、K、V 投影 50%; 残差与归一化（Add &amp; Norm） 50%",
-        f"{titles[1]}: 100%, 100%",
+        f"{titles[1]}: 100%, 100%, 100%",
     ]
     assert re.findall(captions, page) == titles
 

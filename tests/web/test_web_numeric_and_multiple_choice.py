@@ -153,6 +153,10 @@ def answer(browser, question_id: str, form: dict):
 # --- before answering: the answer's shape and tolerance ----------------------------------
 
 
+# what every question of one try, worth a point, states after its own rules
+ONE_TRY = ["Worth 1 point.", "One try: your answer is final once you submit it."]
+
+
 def test_a_numeric_question_states_its_answers_shape_and_tolerance_in_the_page_language(
     browser_for,
 ):
@@ -163,22 +167,26 @@ def test_a_numeric_question_states_its_answers_shape_and_tolerance_in_the_page_l
         "The answer is a 2 × 2 matrix (rows × columns): one row per line (or rows separated "
         "by ;), the numbers of a row separated by commas or spaces (write -inf for −∞).",
         "Answers within ±0.005 of the exact value count as correct.",
+        *ONE_TRY,
     ]
     assert rules(question_section(page, "softmax-of-a-row")) == [
         "The answer is a row of 3 numbers, separated by commas or spaces (write -inf for −∞).",
         "Answers within ±(0.001 + 0.01 × |exact value|) of the exact value count as correct.",
         "Every cell must be right to score: one wrong cell scores 0.",
+        *ONE_TRY,
     ]
     # the default tolerance; all or nothing, but one number is that anyway: no such rule
     assert rules(question_section(page, "scale-factor")) == [
         "The answer is one number (write -inf for −∞).",
         "Answers within ±0.01 of the exact value count as correct.",
+        *ONE_TRY,
     ]
     # two numbers are the fewest that all or nothing can matter for
     assert rules(question_section(page, "softmax-of-two-equal-scores")) == [
         "The answer is a row of 2 numbers, separated by commas or spaces (write -inf for −∞).",
         "Answers within ±0.01 of the exact value count as correct.",
         "Every cell must be right to score: one wrong cell scores 0.",
+        *ONE_TRY,
     ]
     # the answer box is described by the rules
     section = question_section(page, "masked-scores")
@@ -191,6 +199,8 @@ def test_a_numeric_question_states_its_answers_shape_and_tolerance_in_the_page_l
         "答案是一行 3 个数，用逗号或空格分隔（−∞ 写作 -inf）。",
         "与精确值相差不超过 ±(0.001 + 0.01 × |精确值|) 的答案算对。",
         "所有格子都对才得分：错一格就是 0 分。",
+        "本题 1 分。",
+        "只有一次机会：提交后即为最终答案。",
     ]
 
 

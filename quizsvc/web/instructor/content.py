@@ -29,6 +29,7 @@ from quizsvc.bank import (
     render_markdown,
     solution_view,
 )
+from quizsvc.quiz_standing import QuestionStanding
 from quizsvc.selftest import run_selftest
 from quizsvc.store import reports_queries
 from quizsvc.web.auth import instructor_required
@@ -37,7 +38,7 @@ from quizsvc.web.drill_parts import attention_heatmap, cell_names, drill_rules, 
 from quizsvc.web.forms import ContentReloadForm, PreviewForm
 from quizsvc.web.i18n import localized_variant, negotiated_language
 from quizsvc.web.instructor.common import begin_reading, bp, excerpt
-from quizsvc.web.quiz import numeric_answer_rules, numeric_answer_tensor
+from quizsvc.web.quiz import numeric_answer_tensor, question_rules
 from quizsvc.web.render import format_number, matrix_table
 
 MAX_SEED = 2**63 - 1  # the store keeps seeds in a BIGINT
@@ -280,9 +281,12 @@ def preview():
             "type": question.type,
             "source": str(live.source_of[question.id]),
             "public": public,
-            # the list the chapter page shows learners, so the preview cannot misstate it
+            # the list the chapter page shows learners before their first answer, so the
+            # preview cannot misstate it
             "answer_rules": (
-                numeric_answer_rules(public) if isinstance(question, NumericQuestion) else None
+                None
+                if isinstance(question, DrillQuestion)
+                else question_rules(QuestionStanding(question, None), public)
             ),
             "solution": solution_view(question, lang),
             "answer": (
