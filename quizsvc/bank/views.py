@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from markdown_it import MarkdownIt
-
+from quizsvc.bank.markdown import render_markdown
 from quizsvc.bank.numeric_answers import numeric_value_to_json
 from quizsvc.bank.schema import (
     DrillQuestion,
@@ -24,21 +23,6 @@ from quizsvc.bank.schema import (
     Tolerance,
     localize,
 )
-
-# Content is written by instructors, but rendered into pages that learners' browsers
-# trust; raw HTML is escaped so a stray <script> in a prompt is shown, not run.
-_MARKDOWN = MarkdownIt("commonmark", {"html": False})
-
-
-def render_markdown(text: str, *, inline: bool = False) -> str:
-    """Markdown to HTML with raw HTML escaped.
-
-    ``inline=True`` renders without the surrounding ``<p>``, for short texts such as
-    choice labels that sit inside other markup.
-    """
-    if inline:
-        return _MARKDOWN.renderInline(text)
-    return _MARKDOWN.render(text)
 
 
 def _markdown_field(text: LocalizedText, lang: Lang, *, inline: bool = False) -> dict[str, str]:

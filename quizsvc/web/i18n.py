@@ -30,7 +30,7 @@ from flask_babel import (
     to_user_timezone,
 )
 from flask_babel import format_date as babel_format_date
-from markupsafe import Markup, escape
+from markupsafe import escape
 
 from quizsvc.bank import (
     CONTENT_MESSAGES,
@@ -40,7 +40,7 @@ from quizsvc.bank import (
     DrillQuestion,
     format_problem,
     localize,
-    render_markdown,
+    markdown_plain_text,
 )
 from quizsvc.drills import (
     DRILL_TITLES,
@@ -173,8 +173,7 @@ def question_title(question_id: str, length: int = 60) -> str:
         return question_id  # no longer in the bank: its id is all there is to show
     if isinstance(question, DrillQuestion):
         return drill_title(question.kind)
-    prompt = Markup(render_markdown(localize(question.prompt, negotiated_language())))
-    text = " ".join(prompt.striptags().split())
+    text = markdown_plain_text(localize(question.prompt, negotiated_language()))
     return text if len(text) <= length else text[: length - 1].rstrip() + "…"
 
 
