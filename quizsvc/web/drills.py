@@ -23,6 +23,7 @@ from quizsvc.web.answer_grid import PASTE_BOX_FIELD, FieldProblem, field_problem
 from quizsvc.web.context import bank, db
 from quizsvc.web.drill_parts import cell_marks, cell_names, drill_rules, step_tables
 from quizsvc.web.forms import DrillAnswerForm, drill_answer_form, first_error
+from quizsvc.web.heatmap import heatmap_figure
 from quizsvc.web.i18n import (
     answer_problem,
     drill_title,
@@ -31,7 +32,7 @@ from quizsvc.web.i18n import (
     negotiated_language,
     skill_name,
 )
-from quizsvc.web.render import format_whole_percent, heatmap_svg, matrix_table
+from quizsvc.web.render import format_whole_percent, matrix_table
 
 bp = Blueprint("drills", __name__)
 
@@ -293,7 +294,7 @@ def render_variant(
         ]
         if state.finished
         else None,
-        heatmap=heatmap_svg(
+        heatmap=heatmap_figure(
             variant.heatmap,
             label=gettext(
                 "Attention weights %(name)s: one row per query, one column per "

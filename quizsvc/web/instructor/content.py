@@ -35,10 +35,11 @@ from quizsvc.web.auth import instructor_required
 from quizsvc.web.context import bank, db, load_content, state
 from quizsvc.web.drill_parts import cell_names, drill_rules, step_tables
 from quizsvc.web.forms import ContentReloadForm, PreviewForm
+from quizsvc.web.heatmap import heatmap_figure
 from quizsvc.web.i18n import localized_variant, negotiated_language
 from quizsvc.web.instructor.common import begin_reading, bp, excerpt
 from quizsvc.web.quiz import numeric_answer_rules, numeric_answer_tensor
-from quizsvc.web.render import format_number, heatmap_svg, matrix_table
+from quizsvc.web.render import format_number, matrix_table
 
 MAX_SEED = 2**63 - 1  # the store keeps seeds in a BIGINT
 
@@ -218,7 +219,7 @@ def _variant_view(question: DrillQuestion, seed: int, lang: str) -> dict[str, An
             variant.answer,
             region_label=gettext("Correct answer") + gettext(": ") + variant.answer.name,
         ),
-        "heatmap": heatmap_svg(
+        "heatmap": heatmap_figure(
             variant.heatmap,
             label=gettext(
                 "Attention weights %(name)s: one row per query, one column per "
