@@ -9,7 +9,7 @@ Each answer is computed by the engine from exactly the numbers the learner is gi
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -109,7 +109,6 @@ def score_row(rng: Rng, p: ScoreRowParams) -> Draft:
     tokens = source_tokens(p.n)
     token = tokens[position]
     columns = dims(p.d_model)
-    root = math.sqrt(p.d_model)
     given = (row(f"q{position}", q, token, columns), Tensor("K", k, tokens, columns))
     answer = row("scores", scores, token, tokens)
     prompt = text(
@@ -120,8 +119,26 @@ def score_row(rng: Rng, p: ScoreRowParams) -> Draft:
         f"of all tokens is K ({p.n}×{p.d_model}). Compute this row of scaled attention "
         f"scores, `q{position} · K^T / √d_k` with d_k = {p.d_model}: {p.n} numbers.",
     )
-    products = "\n".join(f"- {tokens[j]}: `{dot_text(q[0], k[j])}`" for j in range(p.n))
-    solution = (
+    solution = _dot_and_scale_steps(position, q, k, raw, scores, tokens, given, answer)
+    return Draft(prompt, given, answer, solution, choices={"position": position})
+
+
+def _dot_and_scale_steps(
+    position: int,
+    q: np.ndarray,
+    k: np.ndarray,
+    raw: np.ndarray,
+    scores: np.ndarray,
+    tokens: Sequence[str],
+    given: tuple[Tensor, ...],
+    scaled: Tensor,
+) -> tuple[Step, Step]:
+    """A query's dot products with every key, then their scaling by √d_k (shown as `scaled`):
+    the first two steps of every scores drill."""
+    token, d_model = tokens[position], q.shape[-1]
+    products = "\n".join(f"- {tokens[j]}: `{dot_text(q[0], k[j])}`" for j in range(len(tokens)))
+    root = math.sqrt(d_model)
+    return (
         step(
             "点积 q·K^T",
             "Dot products q·K^T",
@@ -133,13 +150,12 @@ def score_row(rng: Rng, p: ScoreRowParams) -> Draft:
         step(
             "缩放",
             "Scale",
-            f"`√d_k = √{p.d_model} = {num(root)}`，每个点积除以它：`{vector(scores)}`。",
-            f"`√d_k = √{p.d_model} = {num(root)}`; divide every dot product by it: "
+            f"`√d_k = √{d_model} = {num(root)}`，每个点积除以它：`{vector(scores)}`。",
+            f"`√d_k = √{d_model} = {num(root)}`; divide every dot product by it: "
             f"`{vector(scores)}`.",
-            answer,
+            scaled,
         ),
     )
-    return Draft(prompt, given, answer, solution, choices={"position": position})
 
 
 def masked_score_row(rng: Rng, p: MaskedScoreRowParams) -> Draft:
@@ -157,7 +173,6 @@ def masked_score_row(rng: Rng, p: MaskedScoreRowParams) -> Draft:
     tokens = DECODER_TOKENS[: p.n]
     token = tokens[position]
     columns = dims(p.d_model)
-    root = math.sqrt(p.d_model)
     given = (row(f"q{position}", q, token, columns), Tensor("K", k, tokens, columns))
     answer = row("masked scores", masked, token, tokens)
     visible = "、".join(tokens[: position + 1])
@@ -172,23 +187,9 @@ def masked_score_row(rng: Rng, p: MaskedScoreRowParams) -> Draft:
         f"positions is K ({p.n}×{p.d_model}) and d_k = {p.d_model}. Its future positions are "
         f"j > {position}. Write down this row of scaled, masked scores: {p.n} numbers.",
     )
-    products = "\n".join(f"- {tokens[j]}: `{dot_text(q[0], k[j])}`" for j in range(p.n))
     solution = (
-        step(
-            "点积 q·K^T",
-            "Dot products q·K^T",
-            f"q{position} 与 K 的每一行做点积：\n\n{products}",
-            f"Take the dot product of q{position} with every row of K:\n\n{products}",
-            *given,
-            row("q·K^T", raw, token, tokens),
-        ),
-        step(
-            "缩放",
-            "Scale",
-            f"`√d_k = √{p.d_model} = {num(root)}`，每个点积除以它：`{vector(scores)}`。",
-            f"`√d_k = √{p.d_model} = {num(root)}`; divide every dot product by it: "
-            f"`{vector(scores)}`.",
-            row("scores", scores, token, tokens),
+        *_dot_and_scale_steps(
+            position, q, k, raw, scores, tokens, given, row("scores", scores, token, tokens)
         ),
         step(
             "掩码",
