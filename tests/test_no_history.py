@@ -1,5 +1,5 @@
-"""No text in the repository narrates how the project got here: work periods ("session 11"),
-the machines of earlier runs, the dates of runs. Text states what holds now; git log keeps
+"""No text in the repository narrates how the project got here: numbered work periods, which
+machine a past run used, the dates of runs. Text states what holds now; git log keeps
 the history. "Login session", "session cookie" and "database session" are words of the
 software itself and are not flagged."""
 
@@ -34,6 +34,12 @@ NARRATION = [
 ]
 
 
+# The examples below are assembled from these words, so that this file does not itself hold
+# the phrases it forbids (the standing check reads every tracked file, this one too).
+PERIOD = "sess" + "ion"
+EARLIER = "ear" + "lier"
+
+
 def narration_in(text: str) -> list[str]:
     """The phrases of `text` that narrate history, as found."""
     return [match.group(0) for pattern in NARRATION for match in pattern.finditer(text)]
@@ -42,11 +48,11 @@ def narration_in(text: str) -> list[str]:
 @pytest.mark.parametrize(
     "text",
     [
-        "Runs 1-4 are session 11's; runs 5 and 6 are session 12's.",
-        "### Sessions 3-10, on the earlier machine",
-        "### The machine of session 11 on",
+        f"Runs 1-4 are {PERIOD} 11's; runs 5 and 6 are {PERIOD} 12's.",
+        f"### {PERIOD.title()}s 3-10, on the {EARLIER} machine",
+        f"### The machine of {PERIOD} 11 on",
         "One run, 2026-12-01 (statements SQLite / PostgreSQL)",
-        "Session 11 (2026-12-01) found the project on another machine",
+        f"{PERIOD.title()} 11 (2026-12-01) found the project on another machine",
         "Before this run's fixes, the students list showed every learner",
         "the students list was 9.5 ms, now 12.7",
         "as in the previous work period",
@@ -62,7 +68,7 @@ def test_the_detector_flags_narration(text):
     [
         "Logging out ends the login session on the server.",
         "The session cookie signs the user in; one database session per request.",
-        "A login session 2 hours old is still live.",
+        "A login session begun 2 hours ago is still live.",
         "Every write function takes a `Session` and is one transaction.",
         '"created_at": "2026-11-30T10:57:49+00:00"',
         "Create Date: 2026-12-01",
