@@ -114,6 +114,7 @@ LIBRARY_NAMES = {
     "flask_login": "Flask-Login",
     "flask_wtf": "Flask-WTF",
     "flask_babel": "Flask-Babel",
+    "jinja2": "Jinja",
 }
 
 

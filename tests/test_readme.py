@@ -23,6 +23,7 @@ def test_readme_opens_with_the_two_setup_commands():
     assert commands == ["make run", "make test"]
 
 
+@pytest.mark.slow  # the paper's model at full size
 def test_the_engine_example_runs():
     code = re.search(r"```python\n(.*?)```", README, re.S).group(1)
     namespace: dict = {}

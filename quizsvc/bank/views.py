@@ -7,6 +7,7 @@ so a field added to the schema later stays hidden until someone decides otherwis
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -32,6 +33,9 @@ from quizsvc.bank.schema import (
 _MARKDOWN = MarkdownIt("commonmark", {"html": False})
 
 
+# A page renders the same prompts again and again: each text's HTML is kept (a pure
+# function of the text; a reloaded bank's texts are new keys).
+@functools.lru_cache(maxsize=4096)
 def render_markdown(text: str, *, inline: bool = False) -> str:
     """Markdown to HTML with raw HTML escaped.
 

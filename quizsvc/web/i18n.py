@@ -21,6 +21,7 @@ import re
 from datetime import date, datetime
 
 from babel import dates
+from babel.support import NullTranslations
 from flask import Flask, request, session
 from flask_babel import (
     Babel,
@@ -32,6 +33,8 @@ from flask_babel import (
 )
 from flask_babel import format_date as babel_format_date
 from flask_login import current_user
+from jinja2 import pass_context
+from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
 from quizsvc.bank import (
@@ -210,12 +213,10 @@ def init_app(app: Flask) -> None:
     # the catalogs hold text, escaped as every other value is, so no translation can add
     # markup or end an attribute
     app.jinja_env.install_gettext_callables(
-        gettext=lambda string: escape(get_translations().ugettext(string)),
-        ngettext=lambda one, many, n: escape(get_translations().ungettext(one, many, n)),
-        pgettext=lambda context, string: escape(get_translations().upgettext(context, string)),
-        npgettext=lambda context, one, many, n: escape(
-            get_translations().unpgettext(context, one, many, n)
-        ),
+        gettext=_template_gettext,
+        ngettext=_template_ngettext,
+        pgettext=_template_pgettext,
+        npgettext=_template_npgettext,
         newstyle=True,
     )
     # Flask-Babel keeps the locale in `g`, which requests share within one application
@@ -232,5 +233,35 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["selftest_summary"] = selftest_summary
 
     @app.context_processor
-    def _language() -> dict[str, str]:
-        return {"lang": negotiated_language()}
+    def _language() -> dict[str, object]:
+        return {"lang": negotiated_language(), "_catalog": get_translations()}
+
+
+# A page looks up a hundred texts: the catalog is found once per page (Flask-Babel's lookup
+# goes through the request context each time), or per text in a macro imported without the
+# page's context.
+def _catalog(context: Context) -> NullTranslations:
+    catalog = context.get("_catalog")
+    return catalog if catalog is not None else get_translations()
+
+
+@pass_context
+def _template_gettext(context: Context, string: str) -> Markup:
+    return escape(_catalog(context).ugettext(string))
+
+
+@pass_context
+def _template_ngettext(context: Context, one: str, many: str, n: int) -> Markup:
+    return escape(_catalog(context).ungettext(one, many, n))
+
+
+@pass_context
+def _template_pgettext(context: Context, message_context: str, string: str) -> Markup:
+    return escape(_catalog(context).upgettext(message_context, string))
+
+
+@pass_context
+def _template_npgettext(
+    context: Context, message_context: str, one: str, many: str, n: int
+) -> Markup:
+    return escape(_catalog(context).unpgettext(message_context, one, many, n))

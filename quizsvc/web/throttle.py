@@ -127,12 +127,17 @@ def client_address() -> str:
     return request.remote_addr or ""
 
 
-def init_app(app: Flask) -> None:
+def init_app_state(app: Flask) -> None:
+    """The throttle, with no attempt counted yet, for the app's settings."""
     app.extensions["quizsvc.password_throttle"] = PasswordThrottle.create(
         app.config["LOGIN_THROTTLE_STORAGE"],
         app.config["LOGIN_ATTEMPT_LIMITS"],
         app.config["LOGIN_ADDRESS_ATTEMPT_LIMITS"],
     )
+
+
+def init_app(app: Flask) -> None:
+    init_app_state(app)
     if proxies := app.config["TRUSTED_PROXIES"]:
         # the address only (ProxyFix would believe one X-Forwarded-Proto by default): what
         # the app needs of the proxies, and all the setting promises

@@ -12,6 +12,7 @@ def answer_among_given(kind: str, seed: int) -> str | None:
     return next((g.name for g in variant.given if g.to_json()["values"] == answer), None)
 
 
+@pytest.mark.slow  # hundreds of variants of each kind
 @pytest.mark.parametrize("kind", sorted(DRILL_KINDS))
 def test_no_variant_gives_its_answer_away(kind):
     assert [s for s in range(300) if answer_among_given(kind, s)] == []

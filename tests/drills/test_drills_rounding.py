@@ -73,6 +73,7 @@ def test_every_kind_has_its_instructed_rounding() -> None:
     assert set(INSTRUCTED) == set(DRILL_KINDS)
 
 
+@pytest.mark.slow  # 1,000 variants drawn and computed again by hand per case
 @pytest.mark.parametrize("case", CASES)
 def test_rounding_as_the_prompt_says_uses_under_60_percent_of_the_tolerance(case) -> None:
     kind, params = case

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from werkzeug.security import generate_password_hash
 
 from quizsvc.store import (
     DuplicateUser,
@@ -18,16 +19,19 @@ from quizsvc.store import (
     set_password,
     user_by_api_token,
     user_by_id,
+    users,
     verify_password,
 )
 
 
 @pytest.fixture
-def cheap_password_hashes() -> None:
-    """This module is about password hashing: Werkzeug's real default, unpatched."""
+def real_password_hashes(monkeypatch) -> None:
+    """Werkzeug's real default hash, for the tests of hashing itself; the others here get
+    the cheap ones every test does (tests/cheap_hashes.py), which run the same code."""
+    monkeypatch.setattr(users, "generate_password_hash", generate_password_hash)
 
 
-def test_a_user_is_stored_with_a_salted_hash_not_the_password(session):
+def test_a_user_is_stored_with_a_salted_hash_not_the_password(session, real_password_hashes):
     user = create_user(
         session, name="ada", role="instructor", password="analytical engine", display_name="Ada"
     )
@@ -43,7 +47,7 @@ def test_a_user_is_stored_with_a_salted_hash_not_the_password(session):
     assert other.display_name == "bob"
 
 
-def test_authenticate(session):
+def test_authenticate(session, real_password_hashes):
     create_user(session, name="ada", role="student", password="analytical engine")
     assert authenticate(session, "ada", "analytical engine").name == "ada"
     assert authenticate(session, "ada", "wrong password") is None

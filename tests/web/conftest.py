@@ -17,18 +17,21 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
+import flask
 import pytest
 from cheap_hashes import hash_passwords_cheaply
 from flask import Flask
+from flask_wtf.csrf import generate_csrf
 from jinja2 import BytecodeCache
 from jinja2.bccache import Bucket
 from pydantic import BaseModel
+from sqlalchemy import select
 from web_helpers import PASSWORD
 
 from quizsvc import store
 from quizsvc.bank import Bank
 from quizsvc.store import migrate
-from quizsvc.web import context, create_app
+from quizsvc.web import auth, context, create_app, throttle
 
 USERS = {"alice": "student", "bob": "student", "ines": "instructor"}
 REPO = Path(__file__).resolve().parents[2]
@@ -165,7 +168,54 @@ def content_dir(tmp_path) -> Path:
 
 
 @pytest.fixture
-def app(database_url, content_dir):
+def app(app_with):
+    return app_with({"SECRET_KEY": "test secret"})
+
+
+# An app per test, as create_app makes it, but without its cost (its ~50 URL rules compiled
+# anew, ~60 ms): the app a test had is given to a later test asking for the same settings,
+# made as new where a test can see it. Settings, database, content and bank, and the login
+# throttle (whose counts live in memory) are the new test's own; routes and templates are
+# the same code's. A test that adds a route or hook to its app asks for a ``fresh_app``.
+_apps_made: dict[str, tuple[Flask, dict]] = {}
+
+
+def _settings_key(config: Mapping[str, object]) -> str:
+    environment = sorted((k, v) for k, v in os.environ.items() if k.startswith("QUIZSVC_"))
+    return repr((sorted(config.items(), key=lambda item: item[0]), environment))
+
+
+@pytest.fixture
+def app_with(database_url, content_dir):
+    """``app_with(config)``: the app create_app makes with ``config``, on this test's
+    database and content (unless ``config`` names others)."""
+
+    def make(config: Mapping[str, object]) -> Flask:
+        config = {"DATABASE_URL": database_url, "CONTENT_DIR": str(content_dir), **config}
+        key = _settings_key({k: v for k, v in config.items() if k not in _OWN_SETTINGS})
+        if key not in _apps_made:
+            app = create_app(config)
+            _apps_made[key] = (app, dict(app.config))
+            return app
+        app, settings = _apps_made[key]
+        app.extensions["quizsvc"].sessions.kw["bind"].dispose()
+        app.config.clear()
+        app.config.update({**settings, **{k: config[k] for k in _OWN_SETTINGS}})
+        app.extensions["quizsvc"] = context.AppState.create(
+            config["DATABASE_URL"], Path(config["CONTENT_DIR"])
+        )
+        throttle.init_app_state(app)
+        return app
+
+    return make
+
+
+_OWN_SETTINGS = ("DATABASE_URL", "CONTENT_DIR")
+
+
+@pytest.fixture
+def fresh_app(database_url, content_dir):
+    """An app no other test had: for a test that changes the app itself."""
     return create_app(
         {"SECRET_KEY": "test secret", "DATABASE_URL": database_url, "CONTENT_DIR": str(content_dir)}
     )
@@ -211,14 +261,32 @@ class Browser:
             self.get(response.headers["Location"], follow_redirects=True)
         return response
 
+    def force_login(self, name: str) -> None:
+        """Logged in as ``name`` as the login form logs one in (a fresh session, a login
+        session begun in the store, a new CSRF token) without its four requests, as Django's
+        test client's force_login: the tests of logging in use `login`."""
+        app = self.client.application
+        with (
+            self.client.session_transaction() as cookie_session,
+            app.test_request_context(environ_base=self.client.environ_base),
+        ):
+            flask.session.update(cookie_session)
+            user = context.db().scalar(select(store.User).where(store.User.name == name))
+            assert user is not None, f"no user named {name}"
+            auth.start_fresh_session()
+            auth.log_in(user)
+            self.token = generate_csrf()
+            cookie_session.clear()
+            cookie_session.update(flask.session)
+            context.close_db()
+
 
 @pytest.fixture
 def browser_for(app):
     def make(name: str | None = None) -> Browser:
         b = Browser(app.test_client())
         if name:
-            response = b.login(name)
-            assert response.status_code == 302, response.text
+            b.force_login(name)
         return b
 
     return make

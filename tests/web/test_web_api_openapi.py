@@ -3,6 +3,7 @@ response validated against it with openapi-core, error responses included."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
@@ -19,7 +20,14 @@ from quizsvc import store
 from quizsvc.web import REPO_ROOT
 
 SPEC_PATH = (REPO_ROOT / "docs" / "openapi.yaml").resolve()
-SPEC = OpenAPI.from_path(SPEC_PATH)
+
+
+@functools.cache
+def spec() -> OpenAPI:
+    """The spec, read and checked against OpenAPI's schema (seconds: once, when used)."""
+    return OpenAPI.from_path(SPEC_PATH)
+
+
 API_MD = (REPO_ROOT / "docs" / "api.md").read_text(encoding="utf-8")
 AUTHORING_MD = (REPO_ROOT / "docs" / "authoring.md").read_text(encoding="utf-8")
 CHAPTER = "transformer-by-hand"
@@ -83,11 +91,11 @@ class Session:
         environ["wsgi.input"] = io.BytesIO(data)
         request = WerkzeugOpenAPIRequest(Request(environ))
         if valid_request:
-            SPEC.validate_request(request)
+            spec().validate_request(request)
         else:
             with pytest.raises(OpenAPIError):
-                SPEC.validate_request(request)
-        SPEC.validate_response(request, WerkzeugOpenAPIResponse(response))
+                spec().validate_request(request)
+        spec().validate_response(request, WerkzeugOpenAPIResponse(response))
         rule, _ = self.app.url_map.bind("localhost").match(
             path.split("?")[0], method=method, return_rule=True
         )
@@ -225,12 +233,12 @@ def test_a_405_matches_the_spec_with_its_allow_header(app, browser_for):
     refused = client.post("/api/chapters", headers={"X-CSRFToken": browser.token})
     assert refused.status_code == 405
     documented = client.get("/api/chapters")
-    SPEC.validate_response(
+    spec().validate_response(
         WerkzeugOpenAPIRequest(documented.request), WerkzeugOpenAPIResponse(refused)
     )
     without_allow = Response(refused.get_data(), status=405, mimetype="application/json")
     with pytest.raises(OpenAPIError):
-        SPEC.validate_response(
+        spec().validate_response(
             WerkzeugOpenAPIRequest(documented.request), WerkzeugOpenAPIResponse(without_allow)
         )
 
@@ -251,19 +259,19 @@ def test_the_spec_rejects_an_answer_shown_too_early(app, browser_for):
         "/api/drills/drill-score-row/variants", headers={"X-CSRFToken": browser.token}
     )
     request = WerkzeugOpenAPIRequest(started.request)
-    SPEC.validate_response(request, WerkzeugOpenAPIResponse(started))
+    spec().validate_response(request, WerkzeugOpenAPIResponse(started))
     leaky = dict(started.json, expected_answer={"name": "scores", "values": [[1, 2, 3]]})
     leaky["expected_answer"].update(row_labels=["a"], col_labels=["a", "b", "c"])
     tampered = Response(json.dumps(leaky), status=201, mimetype="application/json")
     tampered.headers["Location"] = started.headers["Location"]
     with pytest.raises(OpenAPIError):
-        SPEC.validate_response(request, WerkzeugOpenAPIResponse(tampered))
+        spec().validate_response(request, WerkzeugOpenAPIResponse(tampered))
     extra = Response(
         json.dumps(dict(started.json, seed=7)), status=201, mimetype="application/json"
     )
     extra.headers["Location"] = started.headers["Location"]
     with pytest.raises(OpenAPIError):
-        SPEC.validate_response(request, WerkzeugOpenAPIResponse(extra))
+        spec().validate_response(request, WerkzeugOpenAPIResponse(extra))
 
 
 # --- docs/api.md's examples, run ------------------------------------------------------------

@@ -113,16 +113,21 @@ def test_a_failed_csrf_check_is_explained_in_the_page_language(browser_for):
     )
 
 
-def test_an_unexpected_error_is_a_500_page_in_the_page_language(app, browser_for):
-    def broken():
-        raise RuntimeError("a bug")
+class TestAnUnexpectedError:
+    @pytest.fixture
+    def app(self, fresh_app):
+        def broken():
+            raise RuntimeError("a bug")
 
-    app.add_url_rule("/broken", view_func=broken)
-    alice = in_language(browser_for("alice"), "zh")
-    response = alice.get("/broken")
-    assert response.status_code == 500
-    assert message(response) == "服务器内部出错，无法完成请求。请稍后再试。"
-    assert "a bug" not in response.text
+        fresh_app.add_url_rule("/broken", view_func=broken)
+        return fresh_app
+
+    def test_is_a_500_page_in_the_page_language(self, browser_for):
+        alice = in_language(browser_for("alice"), "zh")
+        response = alice.get("/broken")
+        assert response.status_code == 500
+        assert message(response) == "服务器内部出错，无法完成请求。请稍后再试。"
+        assert "a bug" not in response.text
 
 
 def test_api_error_messages_stay_english_whatever_the_language(browser_for):

@@ -19,7 +19,11 @@ from quizsvc.web.catalogs import LANGUAGES, TRANSLATIONS, extract_catalog, po_pa
 from quizsvc.web.context import load_content
 from quizsvc.web.i18n import format_day, format_when, tensor_word
 
-EXTRACTED = extract_catalog()
+
+@pytest.fixture(scope="module")
+def extracted():
+    """The messages the code uses, extracted as `make translations` does (seconds: once)."""
+    return extract_catalog()
 
 
 def catalog(language: str):
@@ -34,15 +38,15 @@ def forms(text: str | tuple[str, ...]) -> tuple[str, ...]:
     return text if isinstance(text, tuple) else (text,)
 
 
-def test_the_sources_use_messages():
-    assert len(msgids(EXTRACTED)) > 400  # the extraction finds them
+def test_the_sources_use_messages(extracted):
+    assert len(msgids(extracted)) > 400  # the extraction finds them
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_catalog_holds_exactly_the_messages_the_sources_use(language):
+def test_a_catalog_holds_exactly_the_messages_the_sources_use(language, extracted):
     """Re-extracted as `make translations` does: none missing, none left over."""
     in_catalog = msgids(catalog(language))
-    in_sources = msgids(EXTRACTED)
+    in_sources = msgids(extracted)
     assert sorted(in_sources - in_catalog, key=str) == [], "missing: run make translations"
     assert sorted(in_catalog - in_sources, key=str) == [], "unused: run make translations"
 

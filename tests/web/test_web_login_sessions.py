@@ -15,7 +15,6 @@ from web_helpers import PASSWORD, user_id
 
 from quizsvc import store
 from quizsvc.cli import main
-from quizsvc.web import create_app
 
 LIFETIME = timedelta(days=2)  # the app's PERMANENT_SESSION_LIFETIME here; Flask's is 31 days
 SIGNED_OUT_EN = (
@@ -25,15 +24,8 @@ LOG_IN_EN = "Please log in to access this page."
 
 
 @pytest.fixture
-def app(database_url, content_dir):
-    return create_app(
-        {
-            "SECRET_KEY": "test secret",
-            "DATABASE_URL": database_url,
-            "CONTENT_DIR": str(content_dir),
-            "PERMANENT_SESSION_LIFETIME": LIFETIME,
-        }
-    )
+def app(app_with):
+    return app_with({"SECRET_KEY": "test secret", "PERMANENT_SESSION_LIFETIME": LIFETIME})
 
 
 def flashes(page_html: str) -> list[str]:

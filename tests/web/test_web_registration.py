@@ -8,12 +8,11 @@ import pytest
 from sqlalchemy import select
 
 from quizsvc import store
-from quizsvc.web import create_app
 
 
 @pytest.fixture
-def app(database_url):
-    return create_app({"SECRET_KEY": "s", "DATABASE_URL": database_url, "REGISTRATION_OPEN": True})
+def app(app_with):
+    return app_with({"SECRET_KEY": "s", "REGISTRATION_OPEN": True})
 
 
 def user_named(sessions, name: str) -> store.User | None:

@@ -678,6 +678,7 @@ def assert_nothing_secret(page_html: str, answer: set[str], worked: set[str], wh
 SEEDS = (1_234_567_891, 987_654_321, 2_024_113_017)
 
 
+@pytest.mark.slow  # every drill page at three seeds
 def test_no_drill_page_shows_the_answer_before_the_variant_is_finished(app, browser_for, sessions):
     alice = browser_for("alice")
     alice_id = user_id(sessions, "alice")
