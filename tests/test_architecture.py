@@ -110,6 +110,7 @@ ARCHITECTURE = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 LIBRARY_NAMES = {
     "yaml": "PyYAML",
     "markdown_it": "markdown-it-py",
+    "mdit_py_plugins": "mdit-py-plugins",
     "pydantic_core": "pydantic",
     "flask_login": "Flask-Login",
     "flask_wtf": "Flask-WTF",

@@ -6,6 +6,13 @@ implementations (their params models are passed to ``load_bank``).
 
 from quizsvc.bank.files import content_version
 from quizsvc.bank.loader import Bank, DrillKinds, SourceLocation, load_bank
+from quizsvc.bank.markdown import (
+    FormulaProblem,
+    formula_problems,
+    markdown_plain_text,
+    markdown_text,
+    render_markdown,
+)
 from quizsvc.bank.problems import (
     CONTENT_MESSAGES,
     GOT_SUFFIX,
@@ -35,7 +42,7 @@ from quizsvc.bank.schema import (
     localize,
     question_tries,
 )
-from quizsvc.bank.views import markdown_text, public_question, render_markdown, solution_view
+from quizsvc.bank.views import public_question, solution_view
 from quizsvc.messages import N_
 
 __all__ = [
@@ -53,6 +60,7 @@ __all__ = [
     "ContentProblem",
     "DrillKinds",
     "DrillQuestion",
+    "FormulaProblem",
     "Lang",
     "LocalizedText",
     "MultipleChoiceQuestion",
@@ -67,8 +75,10 @@ __all__ = [
     "Tolerance",
     "content_version",
     "format_problem",
+    "formula_problems",
     "load_bank",
     "localize",
+    "markdown_plain_text",
     "markdown_text",
     "public_question",
     "question_tries",

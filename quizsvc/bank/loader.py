@@ -32,6 +32,7 @@ from quizsvc.bank.files import (
     is_question_file,
     read_content_files,
 )
+from quizsvc.bank.formulas import check_formulas
 from quizsvc.bank.parsing import YamlDocument, locate, parse_yaml
 from quizsvc.bank.problems import BankError, ContentError, ContentProblem
 from quizsvc.bank.schema import Chapter, DrillQuestion, Question, QuestionFile
@@ -128,6 +129,8 @@ def load_bank(directory: Path, drill_kinds: DrillKinds) -> Bank:
     _check_unique_chapter_orders(chapters, documents, errors)
     _check_unique_question_ids(loaded, documents, errors)
     drill_params = _validate_drill_params(loaded, documents, drill_kinds, errors)
+    located = [(item.question, item.source.file, item.index) for item in loaded]
+    check_formulas(chapters, located, documents, CHAPTER_FILE, errors)
 
     if errors:
         raise BankError(sorted(set(errors), key=_error_sort_key))

@@ -19,18 +19,40 @@ def _escape_text(text: str) -> str:
     return _BARE_AMPERSAND.sub("&amp;", text).replace("<", "&lt;").replace(">", "&gt;")
 
 
+_WORD_START = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+class FormulaError(ValueError):
+    """LaTeX the converter cannot read, or whose MathML is malformed; ``reason`` says why in
+    a few words ("missing end", "extra left or missing right")."""
+
+    def __init__(self, tex: str, reason: str) -> None:
+        super().__init__(f"cannot convert the LaTeX {tex!r}: {reason}")
+        self.tex = tex
+        self.reason = reason
+
+
+def _reason(error: Exception) -> str:
+    """The converter's message, or its exception's name in words where it gives none
+    (``MissingSuperScriptOrSubscriptError()``: "missing super script or subscript")."""
+    if str(error):
+        return str(error)
+    name = type(error).__name__.removesuffix("Error")
+    return _WORD_START.sub(" ", name).lower() or "unreadable"
+
+
 def latex_to_mathml(tex: str, display: bool = False) -> str:
     """``<math>`` markup for ``tex``, safe to embed in HTML, with the LaTeX kept as the
     formula's annotation and its alttext: what assistive technology, copying and a browser
     without MathML fall back to.
 
     ``display`` sets the formula as a block of its own rather than inline in a sentence.
-    Raises ValueError for LaTeX the converter cannot read.
+    Raises FormulaError, a ValueError, for LaTeX the converter cannot read.
     """
     try:
         converted = convert(tex, display="block" if display else "inline")
     except Exception as error:  # the converter raises its own exceptions and plain ones
-        raise ValueError(f"cannot convert the LaTeX {tex!r}: {error}") from error
+        raise FormulaError(tex, _reason(error)) from error
     converted = _TEXT.sub(lambda m: f"<mtext>{_escape_text(m[1])}</mtext>", converted)
     start = converted.index(">") + 1  # past the opening <math ...>
     end = converted.rindex("</math>")
@@ -42,5 +64,5 @@ def latex_to_mathml(tex: str, display: bool = False) -> str:
     try:
         ElementTree.fromstring(mathml)  # well-formed: no markup of the input's leaked through
     except ElementTree.ParseError as error:
-        raise ValueError(f"the LaTeX {tex!r} gives malformed MathML: {error}") from error
+        raise FormulaError(tex, f"malformed MathML: {error}") from error
     return mathml

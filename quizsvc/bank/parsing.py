@@ -288,6 +288,16 @@ def locate(root: yaml.Node, loc: Sequence[str | int]) -> tuple[str, int]:
     return path, line
 
 
+def locate_text_line(root: yaml.Node, loc: Sequence[str | int], text_line: int) -> tuple[str, int]:
+    """``locate`` for a line of a text: ``text_line`` (0-based) counted from the text's first
+    line where the text is a literal block (``|``), whose lines are the file's; else the key's
+    line, as a folded or quoted text's lines are not."""
+    path, line, node = _resolve(root, loc)
+    if isinstance(node, yaml.ScalarNode) and node.style == "|":
+        return path, node.start_mark.line + 2 + text_line  # its text starts after the "|"
+    return path, line
+
+
 def _resolve(root: yaml.Node, loc: Sequence[str | int]) -> tuple[str, int, yaml.Node | None]:
     """``locate``'s path and line, and the node at ``loc`` (None if it is not in the file)."""
     node: yaml.Node | None = root

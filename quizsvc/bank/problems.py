@@ -105,6 +105,8 @@ class ContentProblem(StrEnum):
     DUPLICATE_QUESTION_ID = "duplicate_question_id"
     DUPLICATE_ORDER = "duplicate_order"
     UNKNOWN_DRILL_KIND = "unknown_drill_kind"
+    # Markdown
+    BAD_FORMULA = "bad_formula"
 
 
 # Formatted with the error's parameters. A "got" parameter is the offending value as YAML
@@ -258,6 +260,10 @@ CONTENT_MESSAGES: dict[ContentProblem, str] = {
     ),
     ContentProblem.DUPLICATE_ORDER: N_("order {order} is already used by chapter {chapter!r}"),
     ContentProblem.UNKNOWN_DRILL_KIND: N_("unknown drill kind {kind!r}; known kinds: {known}"),
+    ContentProblem.BAD_FORMULA: N_(
+        "the formula ${tex}$ cannot be rendered ({reason}): write it in the LaTeX that "
+        "docs/authoring.md describes"
+    ),
 }
 
 NOTHING = N_("nothing")  # a key with no value, or a bare "-": YAML's null

@@ -7,12 +7,9 @@ so a field added to the schema later stays hidden until someone decides otherwis
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-
+from quizsvc.bank.markdown import render_markdown
 from quizsvc.bank.numeric_answers import numeric_value_to_json
 from quizsvc.bank.schema import (
     DrillQuestion,
@@ -27,67 +24,6 @@ from quizsvc.bank.schema import (
     localize,
     question_tries,
 )
-
-# Content is written by instructors, but rendered into pages that learners' browsers
-# trust; raw HTML is escaped so a stray <script> in a prompt is shown, not run.
-_MARKDOWN = MarkdownIt("commonmark", {"html": False})
-
-
-# A page renders the same prompts again and again: each text's HTML is kept (a pure
-# function of the text; a reloaded bank's texts are new keys).
-@functools.lru_cache(maxsize=4096)
-def render_markdown(text: str, *, inline: bool = False) -> str:
-    """Markdown to HTML with raw HTML escaped.
-
-    ``inline=True`` renders without the surrounding ``<p>``, for short texts such as
-    choice labels that sit inside other markup.
-    """
-    if inline:
-        return _MARKDOWN.renderInline(text)
-    return _MARKDOWN.render(text)
-
-
-def markdown_text(text: str) -> str:
-    """Markdown as plain text, for a reader that shows no HTML: code without its backticks,
-    emphasis without its marks, a link as its text, a list item on a line of its own after
-    its marker ("- ", "1. "), paragraphs and lists separated by a blank line."""
-    blocks: list[tuple[str, int | None]] = []  # (text, the list it is an item of)
-    lists, depth, marker = 0, 0, ""
-    for token in _MARKDOWN.parse(text):
-        if token.type in ("bullet_list_open", "ordered_list_open"):
-            lists += depth == 0
-            depth += 1
-        elif token.type in ("bullet_list_close", "ordered_list_close"):
-            depth -= 1
-        elif token.type == "list_item_open":
-            marker = f"{token.info}{token.markup} " if token.info else f"{token.markup} "
-        elif token.type in ("inline", "fence", "code_block"):
-            content = _inline_text(token) if token.type == "inline" else token.content.rstrip()
-            indent = "  " * max(depth - 1, 0)
-            if marker:  # the item's first block; its further lines align after the marker
-                padding = "\n" + indent + " " * len(marker)
-                content = indent + marker + content.replace("\n", padding)
-                marker = ""
-            blocks.append((content, lists if depth else None))
-    joined = ""
-    for index, (content, in_list) in enumerate(blocks):
-        if index:
-            same_list = in_list is not None and in_list == blocks[index - 1][1]
-            joined += "\n" if same_list else "\n\n"
-        joined += content
-    return joined
-
-
-def _inline_text(token: Token) -> str:
-    parts = []
-    for child in token.children or ():
-        if child.type in ("text", "code_inline"):
-            parts.append(child.content)
-        elif child.type in ("softbreak", "hardbreak"):
-            parts.append("\n")
-        elif child.type == "image":
-            parts.append(child.content)  # its alternative text
-    return "".join(parts)
 
 
 def _markdown_field(text: LocalizedText, lang: Lang, *, inline: bool = False) -> dict[str, str]:

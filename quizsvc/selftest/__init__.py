@@ -10,7 +10,8 @@ through the real grader the way a learner's typed answer would be:
   tolerance so loose that mistakes pass is reported even for cells not perturbed;
 - ``malformed``: an answer of the wrong shape, and one that is not a number, are rejected
   (``AnswerRejected``) rather than graded;
-- for drills, ``generate`` (the kind produces a variant), and ``stored`` (the variant
+- for drills, ``generate`` (the kind produces a variant, each formula of whose prompt and
+  worked solution renders), and ``stored`` (the variant
   survives its JSON record and is reproduced from its seed and recorded params).
 
 For every open question, ``reference (zh)`` and ``reference (en)``: the reference answer in

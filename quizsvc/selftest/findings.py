@@ -28,6 +28,8 @@ class Finding(StrEnum):
     ``quizsvc.grading.Rejection`` is for a learner's answer."""
 
     GENERATE_FAILED = "generate_failed"
+    BAD_FORMULA_IN_PROMPT = "bad_formula_in_prompt"
+    BAD_FORMULA_IN_STEP = "bad_formula_in_step"
     EXPECTED_REJECTED = "expected_rejected"
     EXPECTED_NOT_FULL_SCORE = "expected_not_full_score"
     PERTURBED_REJECTED = "perturbed_rejected"
@@ -50,6 +52,13 @@ class Finding(StrEnum):
 # points as (key, phrases) pairs, written out by ``points_text``.
 FINDING_MESSAGES: dict[Finding, str] = {
     Finding.GENERATE_FAILED: N_("{error}"),
+    Finding.BAD_FORMULA_IN_PROMPT: N_(
+        "the formula ${tex}$ in the variant's prompt ({lang}) cannot be rendered ({reason})"
+    ),
+    Finding.BAD_FORMULA_IN_STEP: N_(
+        "the formula ${tex}$ in step {step} of the worked solution ({lang}) cannot be "
+        "rendered ({reason})"
+    ),
     Finding.EXPECTED_REJECTED: N_("the expected answer {text!r} was rejected: {rejection}"),
     Finding.EXPECTED_NOT_FULL_SCORE: N_(
         "the expected answer {text!r} scored {score}; cells marked wrong: {cells}"

@@ -9,7 +9,15 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from quizsvc.bank import LANGUAGES, Bank, DrillQuestion, NumericQuestion, OpenQuestion, localize
+from quizsvc.bank import (
+    LANGUAGES,
+    Bank,
+    DrillQuestion,
+    NumericQuestion,
+    OpenQuestion,
+    formula_problems,
+    localize,
+)
 from quizsvc.drills import DRILL_KINDS, Variant, generate_variant
 from quizsvc.grading import AnswerRejected, Tolerance, grade_numeric, suggest_open_score
 from quizsvc.practice import question_tolerance, rubric_points
@@ -104,7 +112,7 @@ def _drill_report(
                 )
             )
             continue
-        checks.append(Check(CheckName.GENERATE, seed, True))
+        checks.append(_check_generated(variant, seed))
         graded = variant.with_scoring(question_tolerance(question), question.all_or_nothing)
         if question.tolerance is not None:
             notes.extend(_tighter_than_kind(graded.tolerance, variant))
@@ -122,6 +130,25 @@ def _drill_report(
         tuple(checks),
         tuple(dict.fromkeys(notes)),  # once per distinct note, in order
     )
+
+
+def _check_generated(variant: Variant, seed: int) -> Check:
+    """A generated variant's texts are Markdown the pages render: each formula in its prompt
+    and its worked solution's steps must convert."""
+    texts = [(Finding.BAD_FORMULA_IN_PROMPT, {}, variant.prompt)]
+    texts += [
+        (Finding.BAD_FORMULA_IN_STEP, {"step": number}, step.text)
+        for number, step in enumerate(variant.solution, start=1)
+    ]
+    problems = [
+        Problem(finding, **where, lang=lang, tex=bad.tex, reason=bad.reason)
+        for finding, where, text in texts
+        for lang in LANGUAGES
+        for bad in formula_problems(text[lang])
+    ]
+    if problems:
+        return Check.failed(CheckName.GENERATE, seed, *problems)
+    return Check(CheckName.GENERATE, seed, True)
 
 
 def _open_report(question: OpenQuestion, source: str) -> QuestionReport:

@@ -45,7 +45,7 @@ from quizsvc.bank import (
     DrillQuestion,
     format_problem,
     localize,
-    render_markdown,
+    markdown_plain_text,
 )
 from quizsvc.drills import (
     DRILL_TITLES,
@@ -182,8 +182,7 @@ def question_title(question_id: str, length: int = 60) -> str:
         return question_id  # no longer in the bank: its id is all there is to show
     if isinstance(question, DrillQuestion):
         return drill_title(question.kind)
-    prompt = Markup(render_markdown(localize(question.prompt, negotiated_language())))
-    text = " ".join(prompt.striptags().split())
+    text = markdown_plain_text(localize(question.prompt, negotiated_language()))
     return text if len(text) <= length else text[: length - 1].rstrip() + "…"
 
 

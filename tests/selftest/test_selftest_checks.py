@@ -314,6 +314,35 @@ def test_a_drill_whose_generation_fails_is_reported_per_seed(write_bank, monkeyp
     assert len(question.checks) == 2 * 6 + 1
 
 
+def test_a_drill_whose_texts_hold_a_formula_that_does_not_render_fails_generate(
+    write_bank, monkeypatch
+) -> None:
+    def generate_with_bad_formulas(kind, seed, params=None):
+        variant = generate_variant(kind, seed, params)
+        if seed != 1:
+            return variant
+        prompt = {**variant.prompt, "en": variant.prompt["en"] + r" Use $\left( x$."}
+        last = variant.solution[-1]
+        broken = dataclasses.replace(last, text={**last.text, "zh": "先 $x^$，再 $y_$"})
+        solution = (*variant.solution[:-1], broken)
+        return dataclasses.replace(variant, prompt=prompt, solution=solution)
+
+    monkeypatch.setattr(runner, "generate_variant", generate_with_bad_formulas)
+    bank = load(write_bank, drill_question("d1", "softmax_row"))
+    (question,) = run_selftest(bank, seeds=(0, 1)).questions
+    (failure,) = question.failures
+    assert (failure.name, failure.seed) == ("generate", 1)
+    steps = len(generate_variant("softmax_row", 1, bank.drill_params["d1"]).solution)
+    assert failure.problems == (
+        "the formula $\\left( x$ in the variant's prompt (en) cannot be rendered (extra left or "
+        "missing right)",
+        f"the formula $x^$ in step {steps} of the worked solution (zh) cannot be rendered "
+        "(missing super script or subscript)",
+        f"the formula $y_$ in step {steps} of the worked solution (zh) cannot be rendered "
+        "(missing super script or subscript)",
+    )
+
+
 def test_a_drill_that_does_not_reproduce_its_variant_fails_stored(write_bank, monkeypatch) -> None:
     calls = itertools.count()
 

@@ -4,10 +4,9 @@ only reads, a prompt's start as one line of plain text."""
 from __future__ import annotations
 
 from flask import Blueprint
-from markupsafe import Markup
 
 from quizsvc import store
-from quizsvc.bank import render_markdown
+from quizsvc.bank import markdown_plain_text
 from quizsvc.web.context import db
 
 bp = Blueprint("instructor", __name__, url_prefix="/instructor")
@@ -22,7 +21,7 @@ def begin_reading() -> None:
 
 
 def excerpt(markdown: str, limit: int = PROMPT_EXCERPT) -> str:
-    """A prompt's start as plain text on one line: its Markdown rendered and the tags
-    stripped (as i18n.question_title does), so no backticks or ** show."""
-    text = " ".join(Markup(render_markdown(markdown)).striptags().split())
+    """A prompt's start as plain text on one line (as i18n.question_title has it), so no
+    backticks or ** show, and a formula shows as its LaTeX."""
+    text = markdown_plain_text(markdown)
     return text if len(text) <= limit else text[: limit - 1] + "…"
