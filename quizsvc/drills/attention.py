@@ -39,12 +39,19 @@ from quizsvc.drills.text import (
     step,
     text,
     vector,
+    weighted_sum,
 )
 from quizsvc.drills.variant import Step, Tensor
 from quizsvc.grading import Tolerance
 
 # Tolerance for answers that are attention weights: the chapter gives them to 3 decimals.
 WEIGHTS_TOLERANCE = Tolerance(atol=0.005)
+
+# LaTeX of the formulas the steps write out.
+SQRT_D_K = r"\sqrt{d_k}"
+EXP_SCORE = r"e^{\text{score}}"
+ENCODER_SCORES = r"q K_{\text{enc}}^\top / \sqrt{d_k}"
+ENCODER_WEIGHTS = r"\operatorname{softmax}\left(" + ENCODER_SCORES + r"\right)"
 
 # (matrix, weight name, zh role, en role) per projection.
 _PROJECTIONS = {
@@ -65,32 +72,35 @@ def projection(rng: Rng, p: ProjectionParams) -> Draft:
     columns = dims(p.d_model)
     given = (Tensor("X'", x, tokens, columns), Tensor(weight, w, columns, columns))
     answer = Tensor(name, result, tokens, columns)
-    shape = f"({p.n}×{p.d_model}) × ({p.d_model}×{p.d_model}) = ({p.n}×{p.d_model})"
+    shape = (
+        rf"$({p.n} \times {p.d_model}) \times ({p.d_model} \times {p.d_model}) = "
+        rf"({p.n} \times {p.d_model})$"
+    )
     prompt = text(
-        f"已知位置感知的输入 X'（{p.n}×{p.d_model}，每行一个 token）和权重矩阵 {weight}"
-        f"（{p.d_model}×{p.d_model}）：本题求{role_zh}矩阵 {name}（{p.n}×{p.d_model}）。",
-        f"Given the position-aware input X' ({p.n}×{p.d_model}, one row per token) and the "
-        f"weight matrix {weight} ({p.d_model}×{p.d_model}): this variant asks for the "
-        f"{role_en} matrix {name} ({p.n}×{p.d_model}).",
+        f"已知位置感知的输入 $X'$（{p.n}×{p.d_model}，每行一个 token）和权重矩阵 ${weight}$"
+        f"（{p.d_model}×{p.d_model}）：本题求{role_zh}矩阵 ${name}$（{p.n}×{p.d_model}）。",
+        f"Given the position-aware input $X'$ ({p.n}×{p.d_model}, one row per token) and the "
+        f"weight matrix ${weight}$ ({p.d_model}×{p.d_model}): this variant asks for the "
+        f"{role_en} matrix ${name}$ ({p.n}×{p.d_model}).",
     )
     first_row = "\n".join(
-        f"- `{name}[0][{j}] = {dot_text(x[0], w[:, j])}`" for j in range(p.d_model)
+        f"- ${name}[0][{j}] = {dot_text(x[0], w[:, j])}$" for j in range(p.d_model)
     )
     solution = (
         step(
             "逐元素点积",
             "One dot product per entry",
-            f"`{shape}`。`{name}[i][j]` 是 X' 第 i 行与 {weight} 第 j 列的点积。第 0 行"
+            f"{shape}。${name}[i][j]$ 是 $X'$ 第 $i$ 行与 ${weight}$ 第 $j$ 列的点积。第 0 行"
             f"（“{tokens[0]}”）：\n\n{first_row}",
-            f"`{shape}`. `{name}[i][j]` is the dot product of row i of X' with column j of "
-            f"{weight}. Row 0 (“{tokens[0]}”):\n\n{first_row}",
+            f"{shape}. ${name}[i][j]$ is the dot product of row $i$ of $X'$ with column $j$ of "
+            f"${weight}$. Row 0 (“{tokens[0]}”):\n\n{first_row}",
             *given,
         ),
         step(
             "结果",
             "Result",
-            f"其余各行同理，得到 {name}：",
-            f"The other rows work the same way, giving {name}:",
+            f"其余各行同理，得到 ${name}$：",
+            f"The other rows work the same way, giving ${name}$:",
             answer,
         ),
     )
@@ -111,13 +121,14 @@ def score_row(rng: Rng, p: ScoreRowParams) -> Draft:
     columns = dims(p.d_model)
     given = (row(f"q{position}", q, token, columns), Tensor("K", k, tokens, columns))
     answer = row("scores", scores, token, tokens)
+    scaled = f"q_{{{position}}} K^\\top / {SQRT_D_K}"
     prompt = text(
-        f"位置 {position}（“{token}”）的查询向量为 q{position}，所有 token 的键矩阵为 K"
+        f"位置 {position}（“{token}”）的查询向量为 $q_{{{position}}}$，所有 token 的键矩阵为 $K$"
         f"（{p.n}×{p.d_model}）。计算这一行缩放后的注意力分数 "
-        f"`q{position} · K^T / √d_k`（d_k = {p.d_model}），共 {p.n} 个数。",
-        f"The query vector of position {position} (“{token}”) is q{position}; the key matrix "
-        f"of all tokens is K ({p.n}×{p.d_model}). Compute this row of scaled attention "
-        f"scores, `q{position} · K^T / √d_k` with d_k = {p.d_model}: {p.n} numbers.",
+        f"${scaled}$（$d_k = {p.d_model}$），共 {p.n} 个数。",
+        f"The query vector of position {position} (“{token}”) is $q_{{{position}}}$; the key "
+        f"matrix of all tokens is $K$ ({p.n}×{p.d_model}). Compute this row of scaled "
+        f"attention scores, ${scaled}$ with $d_k = {p.d_model}$: {p.n} numbers.",
     )
     solution = _dot_and_scale_steps(position, q, k, raw, scores, tokens, given, answer)
     return Draft(prompt, given, answer, solution, choices={"position": position})
@@ -136,23 +147,24 @@ def _dot_and_scale_steps(
     """A query's dot products with every key, then their scaling by √d_k (shown as `scaled`):
     the first two steps of every scores drill."""
     token, d_model = tokens[position], q.shape[-1]
-    products = "\n".join(f"- {tokens[j]}: `{dot_text(q[0], k[j])}`" for j in range(len(tokens)))
+    products = "\n".join(f"- {tokens[j]}: ${dot_text(q[0], k[j])}$" for j in range(len(tokens)))
     root = math.sqrt(d_model)
     return (
         step(
             "点积 q·K^T",
             "Dot products q·K^T",
-            f"q{position} 与 K 的每一行做点积：\n\n{products}",
-            f"Take the dot product of q{position} with every row of K:\n\n{products}",
+            f"$q_{{{position}}}$ 与 $K$ 的每一行做点积：\n\n{products}",
+            f"Take the dot product of $q_{{{position}}}$ with every row of $K$:\n\n{products}",
             *given,
             row("q·K^T", raw, token, tokens),
         ),
         step(
             "缩放",
             "Scale",
-            f"`√d_k = √{d_model} = {num(root)}`，每个点积除以它：`{vector(scores)}`。",
-            f"`√d_k = √{d_model} = {num(root)}`; divide every dot product by it: "
-            f"`{vector(scores)}`.",
+            f"${SQRT_D_K} = \\sqrt{{{d_model}}} = {num(root)}$，每个点积除以它："
+            f"${vector(scores)}$。",
+            f"${SQRT_D_K} = \\sqrt{{{d_model}}} = {num(root)}$; divide every dot product by "
+            f"it: ${vector(scores)}$.",
             scaled,
         ),
     )
@@ -179,13 +191,14 @@ def masked_score_row(rng: Rng, p: MaskedScoreRowParams) -> Draft:
     visible_en = ", ".join(tokens[: position + 1])
     prompt = text(
         f"Decoder 的输入为 {' '.join(tokens)}。在 Masked Self-Attention 中，位置 {position}"
-        f"（“{token}”）的查询向量为 q{position}，Decoder 各位置的键矩阵为 K（{p.n}×{p.d_model}），"
-        f"d_k = {p.d_model}。它的未来位置是 j > {position}。写出这一行掩码后的缩放分数，"
-        f"共 {p.n} 个数。",
+        f"（“{token}”）的查询向量为 $q_{{{position}}}$，Decoder 各位置的键矩阵为 $K$"
+        f"（{p.n}×{p.d_model}），$d_k = {p.d_model}$。它的未来位置是 $j > {position}$。"
+        f"写出这一行掩码后的缩放分数，共 {p.n} 个数。",
         f"The decoder input is {' '.join(tokens)}. In masked self-attention, position "
-        f"{position} (“{token}”) has the query vector q{position}; the key matrix of the decoder "
-        f"positions is K ({p.n}×{p.d_model}) and d_k = {p.d_model}. Its future positions are "
-        f"j > {position}. Write down this row of scaled, masked scores: {p.n} numbers.",
+        f"{position} (“{token}”) has the query vector $q_{{{position}}}$; the key matrix of the "
+        f"decoder positions is $K$ ({p.n}×{p.d_model}) and $d_k = {p.d_model}$. Its future "
+        f"positions are $j > {position}$. Write down this row of scaled, masked scores: "
+        f"{p.n} numbers.",
     )
     solution = (
         *_dot_and_scale_steps(
@@ -194,10 +207,10 @@ def masked_score_row(rng: Rng, p: MaskedScoreRowParams) -> Draft:
         step(
             "掩码",
             "Mask",
-            f"“{token}”只能看到 {visible}；之后的位置设为 -∞（Softmax 后权重为 0）："
-            f"`{vector(masked)}`。",
-            f"“{token}” may only see {visible_en}; the later positions become -∞ (weight 0 "
-            f"after the softmax): `{vector(masked)}`.",
+            f"“{token}”只能看到 {visible}；之后的位置设为 $-\\infty$（Softmax 后权重为 0）："
+            f"${vector(masked)}$。",
+            f"“{token}” may only see {visible_en}; the later positions become $-\\infty$ "
+            f"(weight 0 after the softmax): ${vector(masked)}$.",
             answer,
         ),
     )
@@ -213,8 +226,8 @@ def softmax_row(rng: Rng, p: SoftmaxRowParams) -> Draft:
     given = (row("scores", scores, label, tokens),)
     answer = row("A", weights, "weight", tokens)
     prompt = text(
-        f"一行缩放后的注意力分数为 `{vector(scores)}`（对 {'、'.join(tokens)}）。",
-        f"A row of scaled attention scores is `{vector(scores)}` (over {', '.join(tokens)}).",
+        f"一行缩放后的注意力分数为 ${vector(scores)}$（对 {'、'.join(tokens)}）。",
+        f"A row of scaled attention scores is ${vector(scores)}$ (over {', '.join(tokens)}).",
     )
     solution = _softmax_steps(scores, weights, label, tokens, answer)
     return Draft(prompt=prompt, given=given, answer=answer, solution=solution, heatmap=answer)
@@ -235,17 +248,18 @@ def masked_row(rng: Rng, p: MaskedRowParams) -> Draft:
     visible_en = ", ".join(tokens[: position + 1])
     prompt = text(
         f"Decoder 的输入为 {' '.join(tokens)}。位置 {position}（“{token}”）在 Masked "
-        f"Self-Attention 中的缩放分数（掩码前）为 `{vector(scores)}`；它的未来位置是 "
-        f"j > {position}。",
+        f"Self-Attention 中的缩放分数（掩码前）为 ${vector(scores)}$；它的未来位置是 "
+        f"$j > {position}$。",
         f"The decoder input is {' '.join(tokens)}. In masked self-attention, the scaled "
-        f"scores of position {position} (“{token}”) before masking are `{vector(scores)}`; "
-        f"its future positions are j > {position}.",
+        f"scores of position {position} (“{token}”) before masking are ${vector(scores)}$; "
+        f"its future positions are $j > {position}$.",
     )
     mask_step = step(
         "掩码",
         "Mask",
-        f"“{token}”只能看到 {visible}；之后的位置设为 -∞：`{vector(masked)}`。",
-        f"“{token}” may only see {visible_en}; the later positions become -∞: `{vector(masked)}`.",
+        f"“{token}”只能看到 {visible}；之后的位置设为 $-\\infty$：${vector(masked)}$。",
+        f"“{token}” may only see {visible_en}; the later positions become $-\\infty$: "
+        f"${vector(masked)}$.",
         *given,
         row("masked scores", masked, token, tokens),
     )
@@ -265,30 +279,31 @@ def attention_output_row(rng: Rng, p: AttentionOutputRowParams) -> Draft:
     weight_row = row(f"A[{position}]", weights, token, tokens)
     given = (weight_row, Tensor("V", v, tokens, columns))
     answer = row(f"Output{position}", output, token, columns)
+    output_tex = f"\\mathrm{{Output}}_{{{position}}}"
+    sum_tex = f"{output_tex} = \\sum_j A[{position}][j] \\times V_j"
     prompt = text(
-        f"位置 {position}（“{token}”）的注意力权重为 A[{position}]，值矩阵为 V"
-        f"（{p.n}×{p.d_model}）。计算该 token 的输出 `Output{position} = Σ_j "
-        f"A[{position}][j] × V_j`（1×{p.d_model}）。",
-        f"The attention weights of position {position} (“{token}”) are A[{position}] and the "
-        f"value matrix is V ({p.n}×{p.d_model}). Compute the token's output "
-        f"`Output{position} = Σ_j A[{position}][j] × V_j` (1×{p.d_model}).",
+        f"位置 {position}（“{token}”）的注意力权重为 $A[{position}]$，值矩阵为 $V$"
+        f"（{p.n}×{p.d_model}）。计算该 token 的输出 ${sum_tex}$（1×{p.d_model}）。",
+        f"The attention weights of position {position} (“{token}”) are $A[{position}]$ and the "
+        f"value matrix is $V$ ({p.n}×{p.d_model}). Compute the token's output "
+        f"${sum_tex}$ (1×{p.d_model}).",
     )
     weighted = weights[:, None] * v
-    terms = " + ".join(f"{num(w)} × V{j}" for j, w in enumerate(weights))
+    terms = weighted_sum(weights, "V")
     solution = (
         step(
             "加权",
             "Weight each value",
-            f"`Output{position} = {terms}`。每一行 V_j 乘以它的权重：",
-            f"`Output{position} = {terms}`. Multiply each row V_j by its weight:",
+            f"${output_tex} = {terms}$。每一行 $V_j$ 乘以它的权重：",
+            f"${output_tex} = {terms}$. Multiply each row $V_j$ by its weight:",
             *given,
             Tensor(f"A[{position}][j] × V_j", weighted, tokens, columns),
         ),
         step(
             "求和",
             "Sum",
-            f"把上表各行逐维相加：`{vector(output)}`。",
-            f"Add the rows of that table dimension by dimension: `{vector(output)}`.",
+            f"把上表各行逐维相加：${vector(output)}$。",
+            f"Add the rows of that table dimension by dimension: ${vector(output)}$.",
             answer,
         ),
     )
@@ -320,34 +335,35 @@ def cross_attention_row(rng: Rng, p: CrossAttentionRowParams) -> Draft:
     output_row = row("CrossAttn", output, token, columns)
     wants_weights = p.part == "weights"
     answer = weight_row if wants_weights else output_row
+    output_tex = ENCODER_WEIGHTS + r" V_{\text{enc}}"
     ask_zh = (
-        f"这一行的注意力权重 `softmax(q · K_enc^T / √d_k)`（1×{p.n}）"
+        f"这一行的注意力权重 ${ENCODER_WEIGHTS}$（1×{p.n}）"
         if wants_weights
-        else f"该位置的 Cross-Attention 输出 `softmax(q · K_enc^T / √d_k) · V_enc`（1×{p.d_model}）"
+        else f"该位置的 Cross-Attention 输出 ${output_tex}$（1×{p.d_model}）"
     )
     ask_en = (
-        f"this row of attention weights, `softmax(q · K_enc^T / √d_k)` (1×{p.n})"
+        f"this row of attention weights, ${ENCODER_WEIGHTS}$ (1×{p.n})"
         if wants_weights
-        else "the cross-attention output of that position, "
-        f"`softmax(q · K_enc^T / √d_k) · V_enc` (1×{p.d_model})"
+        else f"the cross-attention output of that position, ${output_tex}$ (1×{p.d_model})"
     )
+    k_enc, v_enc = r"$K_{\text{enc}}$", r"$V_{\text{enc}}$"
     decoder = " ".join(DECODER_TOKENS[: p.target_length])
     prompt = text(
         f"Decoder 输入为 {decoder}，源句为 {' '.join(sources)}。在 Cross-Attention 中，Decoder "
-        f"位置 {position}（“{token}”）给出查询向量 q；K_enc、V_enc 来自 Encoder 的输出"
-        f"（{p.n}×{p.d_model}，不加掩码）。d_k = {p.d_model}。计算{ask_zh}。",
+        f"位置 {position}（“{token}”）给出查询向量 $q$；{k_enc}、{v_enc} 来自 Encoder 的输出"
+        f"（{p.n}×{p.d_model}，不加掩码）。$d_k = {p.d_model}$。计算{ask_zh}。",
         f"The decoder input is {decoder} and the source sentence {' '.join(sources)}. In "
-        f"cross-attention, decoder position {position} (“{token}”) supplies the query q; "
-        f"K_enc and V_enc come from the encoder output ({p.n}×{p.d_model}, no mask). "
-        f"d_k = {p.d_model}. Compute {ask_en}.",
+        f"cross-attention, decoder position {position} (“{token}”) supplies the query $q$; "
+        f"{k_enc} and {v_enc} come from the encoder output ({p.n}×{p.d_model}, no mask). "
+        f"$d_k = {p.d_model}$. Compute {ask_en}.",
     )
-    products = "\n".join(f"- {sources[j]}: `{dot_text(q[0], k[j])}`" for j in range(p.n))
+    products = "\n".join(f"- {sources[j]}: ${dot_text(q[0], k[j])}$" for j in range(p.n))
     score_step = step(
         "分数",
         "Scores",
-        f"q 与 Encoder 每个位置的 K 做点积，再除以 `√d_k = {num(root)}`：\n\n{products}",
-        f"Dot q with the key of every encoder position, then divide by "
-        f"`√d_k = {num(root)}`:\n\n{products}",
+        f"$q$ 与 Encoder 每个位置的 $K$ 做点积，再除以 ${SQRT_D_K} = {num(root)}$：\n\n{products}",
+        f"Dot $q$ with the key of every encoder position, then divide by "
+        f"${SQRT_D_K} = {num(root)}$:\n\n{products}",
         *given,
         row("q·K^T", raw, token, sources),
         row("scores", scores, token, sources),
@@ -355,13 +371,13 @@ def cross_attention_row(rng: Rng, p: CrossAttentionRowParams) -> Draft:
     softmax_steps = _softmax_steps(scores, weights, token, sources, weight_row)
     solution: tuple[Step, ...] = (score_step, *softmax_steps)
     if not wants_weights:
-        terms = " + ".join(f"{num(w)} × V{j}" for j, w in enumerate(weights))
+        cross = rf"\operatorname{{CrossAttn}} = {weighted_sum(weights, 'V')} = {vector(output)}"
         solution += (
             step(
                 "加权求和",
                 "Weighted sum",
-                f"`CrossAttn = {terms}` = `{vector(output)}`。",
-                f"`CrossAttn = {terms}` = `{vector(output)}`.",
+                f"${cross}$。",
+                f"${cross}$.",
                 Tensor("A[j] × V_j", weights[:, None] * v, sources, columns),
                 output_row,
             ),
@@ -402,16 +418,17 @@ def _softmax_steps(
         step(
             "指数",
             "Exponentials",
-            f"`e^score` = `{vector(exps)}`，求和 `Σ = {num(total)}`。",
-            f"`e^score` = `{vector(exps)}`, summing to `Σ = {num(total)}`.",
+            f"${EXP_SCORE} = {vector(exps)}$，求和 $\\Sigma = {num(total)}$。",
+            f"${EXP_SCORE} = {vector(exps)}$, summing to $\\Sigma = {num(total)}$.",
             row("e^score", exps, label, columns),
             scalar("Σ e^score", total, label),
         ),
         step(
             "归一化",
             "Normalize",
-            f"每个 `e^score` 除以 Σ，得到和为 1 的权重：`{vector(weights)}`。",
-            f"Divide every `e^score` by Σ; the weights add up to 1: `{vector(weights)}`.",
+            f"每个 ${EXP_SCORE}$ 除以 $\\Sigma$，得到和为 1 的权重：${vector(weights)}$。",
+            f"Divide every ${EXP_SCORE}$ by $\\Sigma$; the weights add up to 1: "
+            f"${vector(weights)}$.",
             result,
         ),
     )

@@ -9,7 +9,7 @@ from engine.model import embed_with_positions
 from engine.trace import Trace
 from quizsvc.drills.params import EmbeddingPositionalParams
 from quizsvc.drills.sampling import Rng, pick, tenths
-from quizsvc.drills.text import Draft, dims, row, step, text, vector
+from quizsvc.drills.text import D_MODEL, Draft, dims, row, step, text, vector
 from quizsvc.drills.variant import Tensor
 
 # The chapter's six words first (ids 0-5 as in its vocab), then two more for larger vocabularies.
@@ -57,42 +57,43 @@ def embedding_positional(rng: Rng, p: EmbeddingPositionalParams) -> Draft:
     ids_text = ", ".join(str(int(i)) for i in ids)
     # The question's task states the PE formula and the rounding; the prompt gives this
     # variant's numbers only, so the formula is said once.
+    asked = f"X'_{{{position}}} = E[{token_id}] + PE({position})"
     prompt = text(
-        f"一个句子的 token ID 依次为 `[{ids_text}]`（位置从 0 开始）；Embedding 矩阵 E 为 "
-        f"{p.vocab_size}×{p.d_model}，第 k 行是 ID 为 k 的词；d_model = {p.d_model}。"
+        f"一个句子的 token ID 依次为 `[{ids_text}]`（位置从 0 开始）；Embedding 矩阵 $E$ 为 "
+        f"{p.vocab_size}×{p.d_model}，第 $k$ 行是 ID 为 $k$ 的词；${D_MODEL} = {p.d_model}$。"
         f"求位置 {position} 上的 token（ID {token_id}，“{word}”）的 "
-        f"`X'{position} = E[{token_id}] + PE({position})`（1×{p.d_model}）。",
+        f"${asked}$（1×{p.d_model}）。",
         f"A sentence has the token ids `[{ids_text}]` (positions count from 0); the embedding "
-        f"matrix E is {p.vocab_size}×{p.d_model}, row k belonging to id k; "
-        f"d_model = {p.d_model}. Find `X'{position} = E[{token_id}] + PE({position})` "
+        f"matrix $E$ is {p.vocab_size}×{p.d_model}, row $k$ belonging to id $k$; "
+        f"${D_MODEL} = {p.d_model}$. Find ${asked}$ "
         f"(1×{p.d_model}) for the token at position {position} (id {token_id}, “{word}”).",
     )
+    angle = f"\\mathit{{pos}} / 10000^{{2i/{p.d_model}}}"
     solution = (
         step(
             "查表",
             "Look up",
-            f"Embedding 是查表，不做乘法：取 E 的第 {token_id} 行。",
-            f"The embedding is a lookup, not a multiplication: take row {token_id} of E.",
+            f"Embedding 是查表，不做乘法：取 $E$ 的第 {token_id} 行。",
+            f"The embedding is a lookup, not a multiplication: take row {token_id} of $E$.",
             row(f"E[{token_id}]", looked_up, f"{token_id} {word}", columns),
         ),
         step(
             "位置编码",
             "Positional encoding",
-            f"pos = {position}。维度 2i 和 2i+1 共用角度 `pos / 10000^(2i/{p.d_model})` = "
-            f"`{vector(angles)}`；偶数维取 sin，奇数维取 cos：PE({position}) = "
-            f"`{vector(encoding)}`。",
-            f"pos = {position}. Dimensions 2i and 2i+1 share the angle "
-            f"`pos / 10000^(2i/{p.d_model})` = `{vector(angles)}`; even dimensions take its "
-            f"sine, odd ones its cosine: PE({position}) = `{vector(encoding)}`.",
+            f"$\\mathit{{pos}} = {position}$。维度 $2i$ 和 $2i+1$ 共用角度 ${angle} = "
+            f"{vector(angles)}$；偶数维取 $\\sin$，奇数维取 $\\cos$："
+            f"$PE({position}) = {vector(encoding)}$。",
+            f"$\\mathit{{pos}} = {position}$. Dimensions $2i$ and $2i+1$ share the angle "
+            f"${angle} = {vector(angles)}$; even dimensions take its sine, odd ones its cosine: "
+            f"$PE({position}) = {vector(encoding)}$.",
             row("angle", angles, label, columns),
             row(f"PE({position})", encoding, label, columns),
         ),
         step(
             "相加",
             "Add",
-            f"逐维相加：`X'{position} = E[{token_id}] + PE({position})` = `{vector(x_prime)}`。",
-            f"Add dimension by dimension: `X'{position} = E[{token_id}] + PE({position})` = "
-            f"`{vector(x_prime)}`.",
+            f"逐维相加：${asked} = {vector(x_prime)}$。",
+            f"Add dimension by dimension: ${asked} = {vector(x_prime)}$.",
             answer,
         ),
     )

@@ -19,7 +19,7 @@ from engine.params import AttentionParams
 from engine.trace import Trace
 from quizsvc.drills.params import MultiHeadParams
 from quizsvc.drills.sampling import Rng, block_diagonal, halves, pick, tenths
-from quizsvc.drills.text import Draft, dims, num, source_tokens, step, text
+from quizsvc.drills.text import D_MODEL, Draft, dims, num, source_tokens, step, text
 from quizsvc.drills.variant import Step, Tensor
 from quizsvc.grading import Tolerance
 
@@ -124,47 +124,53 @@ def multi_head(rng: Rng, p: MultiHeadParams) -> Draft:
     head_out = [Tensor(f"Out{i + 1}", heads[i], tokens, own(i)) for i in range(h)]
     answer = Tensor("MultiHead", output, tokens, columns) if whole else head_out[head]
     root = num(math.sqrt(d_k))
-    outs = " | ".join(f"Out{i + 1}" for i in range(h))
+    d_k_tex = f"$d_k = {p.d_model}/{h} = {d_k}$"
+    outs = r" \mid ".join(rf"\mathrm{{Out}}_{{{i + 1}}}" for i in range(h))
     # The question's own prompt says what to compute and how to round; this one gives the
     # variant's numbers: the sizes, which slice of X' each head takes, and d_k.
     if whole:
         slices = ", ".join(f"Head {i + 1}: X'[:, {i * d_k}:{(i + 1) * d_k}]" for i in range(h))
+        head_weights = r"$W_{q,i}$, $W_{k,i}$, $W_{v,i}$"
+        out_i = r"$\mathrm{Out}_i$"
         prompt = text(
-            f"X'（{p.n}×{p.d_model}）分给 {h} 个头，d_k = {p.d_model}/{h} = {d_k}：{slices}。"
-            f"第 i 个头的 Wq_i、Wk_i、Wv_i 为 {d_k}×{d_k}，输出 Out_i 为 {p.n}×{d_k}；"
-            f"`[{outs}]` 为 {p.n}×{p.d_model}，Wo 为 {p.d_model}×{p.d_model}，"
+            f"$X'$（{p.n}×{p.d_model}）分给 {h} 个头，{d_k_tex}：{slices}。"
+            f"第 $i$ 个头的 {head_weights} 为 {d_k}×{d_k}，输出 {out_i} 为 {p.n}×{d_k}；"
+            f"$[{outs}]$ 为 {p.n}×{p.d_model}，$W_O$ 为 {p.d_model}×{p.d_model}，"
             f"答案为 {p.n}×{p.d_model}。",
-            f"X' ({p.n}×{p.d_model}) goes to {h} heads, d_k = {p.d_model}/{h} = {d_k}: "
-            f"{slices}. Head i's Wq_i, Wk_i, Wv_i are {d_k}×{d_k} and its output Out_i is "
-            f"{p.n}×{d_k}; `[{outs}]` is {p.n}×{p.d_model}, Wo {p.d_model}×{p.d_model}, "
+            f"$X'$ ({p.n}×{p.d_model}) goes to {h} heads, {d_k_tex}: "
+            f"{slices}. Head $i$'s {head_weights} are {d_k}×{d_k} and its output {out_i} "
+            f"is {p.n}×{d_k}; $[{outs}]$ is {p.n}×{p.d_model}, $W_O$ {p.d_model}×{p.d_model}, "
             f"the answer {p.n}×{p.d_model}.",
         )
     else:
         one = head + 1
+        attention_tex = rf"\operatorname{{softmax}}\left(Q K^\top / \sqrt{{{d_k}}}\right) V"
         prompt = text(
-            f"X'（{p.n}×{p.d_model}）分给 {h} 个头，d_k = {p.d_model}/{h} = {d_k}。"
+            f"$X'$（{p.n}×{p.d_model}）分给 {h} 个头，{d_k_tex}。"
             f"只算 Head {one}：它取 X'[:, {head * d_k}:{(head + 1) * d_k}]，"
-            f"用 Wq{one}、Wk{one}、Wv{one}（{d_k}×{d_k}）算出 Q、K、V，"
-            f"再算 `softmax(Q K^T / √{d_k}) V`。写出 Head {one} 的输出 Out{one}（{p.n}×{d_k}）。",
-            f"X' ({p.n}×{p.d_model}) goes to {h} heads, d_k = {p.d_model}/{h} = {d_k}. "
+            f"用 Wq{one}、Wk{one}、Wv{one}（{d_k}×{d_k}）算出 $Q$、$K$、$V$，"
+            f"再算 ${attention_tex}$。写出 Head {one} 的输出 Out{one}（{p.n}×{d_k}）。",
+            f"$X'$ ({p.n}×{p.d_model}) goes to {h} heads, {d_k_tex}. "
             f"Compute Head {one} only: it takes X'[:, {head * d_k}:{(head + 1) * d_k}] and "
-            f"uses Wq{one}, Wk{one}, Wv{one} ({d_k}×{d_k}) for its Q, K and V, then "
-            f"`softmax(Q K^T / √{d_k}) V`. Write down its output Out{one} ({p.n}×{d_k}).",
+            f"uses Wq{one}, Wk{one}, Wv{one} ({d_k}×{d_k}) for its $Q$, $K$ and $V$, then "
+            f"${attention_tex}$. Write down its output Out{one} ({p.n}×{d_k}).",
         )
 
     solution: list[Step] = []
+    root_tex = rf"\sqrt{{{d_k}}} = {root}"
     for i in asked:
         name = f"Head {i + 1}"
+        scores_tex = rf"Q_{{{i + 1}}} K_{{{i + 1}}}^\top / \sqrt{{{d_k}}}"
         solution.append(
             step(
                 f"{name}：Q、K、V",
                 f"{name}: Q, K, V",
-                f"{name} 取 X'[:, {i * d_k}:{(i + 1) * d_k}]（X' 的 {span(i, 'd')} 列），分别乘以 "
-                f"Wq{i + 1}、Wk{i + 1}、Wv{i + 1}；Q{i + 1}、K{i + 1}、V{i + 1} 在 {name} 自己的 "
-                f"d_k = {d_k} 维（{'、'.join(own(i))}）里。",
-                f"{name} takes X'[:, {i * d_k}:{(i + 1) * d_k}] (columns {span(i, 'd')} of X') "
+                f"{name} 取 X'[:, {i * d_k}:{(i + 1) * d_k}]（$X'$ 的 {span(i, 'd')} 列），"
+                f"分别乘以 Wq{i + 1}、Wk{i + 1}、Wv{i + 1}；Q{i + 1}、K{i + 1}、V{i + 1} 在 "
+                f"{name} 自己的 $d_k = {d_k}$ 维（{'、'.join(own(i))}）里。",
+                f"{name} takes X'[:, {i * d_k}:{(i + 1) * d_k}] (columns {span(i, 'd')} of $X'$) "
                 f"and multiplies it by Wq{i + 1}, Wk{i + 1} and Wv{i + 1}; Q{i + 1}, K{i + 1} "
-                f"and V{i + 1} are in {name}'s own d_k = {d_k} dimensions "
+                f"and V{i + 1} are in {name}'s own $d_k = {d_k}$ dimensions "
                 f"({', '.join(own(i))}).",
                 Tensor(f"X'{i + 1}", x[:, slice_of(i)], tokens, columns[slice_of(i)]),
                 Tensor(f"Q{i + 1}", q[i], tokens, own(i)),
@@ -176,10 +182,10 @@ def multi_head(rng: Rng, p: MultiHeadParams) -> Draft:
             step(
                 f"{name}：注意力",
                 f"{name}: attention",
-                f"分数 `Q{i + 1} K{i + 1}^T / √{d_k}`（√{d_k} = {root}），逐行 Softmax 得权重，"
-                f"再乘以 V{i + 1}。",
-                f"Scores `Q{i + 1} K{i + 1}^T / √{d_k}` (√{d_k} = {root}), a softmax per row "
-                f"for the weights, then multiply by V{i + 1}.",
+                f"分数 ${scores_tex}$（${root_tex}$），逐行 Softmax 得权重，"
+                f"再乘以 $V_{{{i + 1}}}$。",
+                f"Scores ${scores_tex}$ (${root_tex}$), a softmax per row for the weights, then "
+                f"multiply by $V_{{{i + 1}}}$.",
                 Tensor(f"scores{i + 1}", scores[i], tokens, tokens),
                 Tensor(f"A{i + 1}", attn[i], tokens, tokens),
                 head_out[i],
@@ -193,9 +199,9 @@ def multi_head(rng: Rng, p: MultiHeadParams) -> Draft:
                 "拼接并投影",
                 "Concatenate and project",
                 f"把各头输出并排拼成 {p.n}×{p.d_model} 的矩阵（{places_zh}），"
-                "再乘以 Wo 投影回 d_model 维。",
+                f"再乘以 $W_O$ 投影回 ${D_MODEL}$ 维。",
                 f"Put the heads' outputs side by side ({p.n}×{p.d_model}; {places_en}) and "
-                "multiply by Wo to project back to d_model dimensions.",
+                f"multiply by $W_O$ to project back to ${D_MODEL}$ dimensions.",
                 Tensor("Concat", concat, tokens, columns),
                 answer,
             )

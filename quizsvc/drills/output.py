@@ -115,12 +115,13 @@ def teacher_forcing_loss(rng: Rng, p: TeacherForcingLossParams) -> Draft:
     prompt = text(
         f"词表：{vocab_text}。训练时目标句子为 “{target_words}”（ID `{target}`）。"
         "Decoder 的输入是 `<s>` + 目标句子，最后一个位置预测 `<eos>`。"
-        "表 P 的“位置 t → w”一行是模型在位置 t 预测的概率分布，w 是这个位置要预测的目标 token。"
+        "表 $P$ 的“位置 $t$ → $w$”一行是模型在位置 $t$ 预测的概率分布，"
+        "$w$ 是这个位置要预测的目标 token。"
         f"计算{ask_zh}。",
         f"Vocabulary: {vocab_text}. The training target is “{target_words}” (ids "
         f"`{target}`). The decoder input is `<s>` + the target, and the last position "
-        "predicts `<eos>`. Row “pos t → w” of the table P is the model's predicted "
-        f"distribution at position t, whose target (the token it is to predict) is w. "
+        "predicts `<eos>`. Row “pos $t$ → $w$” of the table $P$ is the model's predicted "
+        f"distribution at position $t$, whose target (the token it is to predict) is $w$. "
         f"Compute {ask_en}.",
     )
     picked = probs[np.arange(steps), labels]
@@ -133,14 +134,14 @@ def teacher_forcing_loss(rng: Rng, p: TeacherForcingLossParams) -> Draft:
     )
     pairs = ", ".join(f"{a}→{b}" for a, b in zip(input_tokens, label_words, strict=True))
     reduce_zh = {
-        "mean": f"取平均：`({' + '.join(num(v) for v in per_position)}) / {steps} = {num(loss)}`。",
-        "sum": f"求和：`{' + '.join(num(v) for v in per_position)} = {num(loss)}`。",
-        "position": f"位置 {position} 的值即答案：`{num(loss)}`。",
+        "mean": f"取平均：$({' + '.join(num(v) for v in per_position)}) / {steps} = {num(loss)}$。",
+        "sum": f"求和：${' + '.join(num(v) for v in per_position)} = {num(loss)}$。",
+        "position": f"位置 {position} 的值即答案：${num(loss)}$。",
     }[p.reduction]
     reduce_en = {
-        "mean": f"Average: `({' + '.join(num(v) for v in per_position)}) / {steps} = {num(loss)}`.",
-        "sum": f"Sum: `{' + '.join(num(v) for v in per_position)} = {num(loss)}`.",
-        "position": f"Position {position}'s value is the answer: `{num(loss)}`.",
+        "mean": f"Average: $({' + '.join(num(v) for v in per_position)}) / {steps} = {num(loss)}$.",
+        "sum": f"Sum: ${' + '.join(num(v) for v in per_position)} = {num(loss)}$.",
+        "position": f"Position {position}'s value is the answer: ${num(loss)}$.",
     }[p.reduction]
     solution = (
         step(
@@ -153,16 +154,16 @@ def teacher_forcing_loss(rng: Rng, p: TeacherForcingLossParams) -> Draft:
         step(
             "取出正确 token 的概率",
             "Pick the probability of the correct token",
-            f"每一行取标签那一列：`{vector(picked)}`。",
-            f"Take the label's column in every row: `{vector(picked)}`.",
+            f"每一行取标签那一列：${vector(picked)}$。",
+            f"Take the label's column in every row: ${vector(picked)}$.",
             Tensor("P", probs, predicts, columns),
             row("p(label)", picked, "p(label)", predicts),
         ),
         step(
             "交叉熵",
             "Cross-entropy",
-            f"`-ln p` = `{vector(per_position)}`。{reduce_zh}",
-            f"`-ln p` = `{vector(per_position)}`. {reduce_en}",
+            f"$-\\ln p = {vector(per_position)}$。{reduce_zh}",
+            f"$-\\ln p = {vector(per_position)}$. {reduce_en}",
             row("-ln p", per_position, "-ln p", predicts),
             answer,
         ),
@@ -199,9 +200,9 @@ def greedy_next_token(rng: Rng, p: GreedyNextTokenParams) -> Draft:
             "Softmax（可选）",
             "Softmax (optional)",
             f"Softmax 保持大小顺序，所以概率最大的 token 就是 logit 最大的 token："
-            f"`{vector(probs)}`。",
+            f"${vector(probs)}$。",
             "The softmax keeps the order, so the most probable token is the one with the "
-            f"largest logit: `{vector(probs)}`.",
+            f"largest logit: ${vector(probs)}$.",
             logits_row,
             row("p", probs, "p", columns),
         ),

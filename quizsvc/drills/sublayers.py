@@ -15,6 +15,7 @@ from engine.trace import Trace
 from quizsvc.drills.params import AddNormParams, FfnRowParams
 from quizsvc.drills.sampling import Rng, halves, tenths
 from quizsvc.drills.text import (
+    D_MODEL,
     ROUNDING_NOISE,
     Draft,
     dims,
@@ -26,6 +27,11 @@ from quizsvc.drills.text import (
     vector,
 )
 from quizsvc.drills.variant import Tensor
+
+# LaTeX of the formulas the steps write out.
+SUBLAYER = r"\operatorname{Sublayer}(x)"
+STD = r"\sqrt{\sigma^2 + \varepsilon}"
+SECOND_LAYER = r"\operatorname{ReLU}(\dots)\, W_2 + b_2"
 
 # The engine's default LayerNorm epsilon, read from the config so the two cannot drift.
 LAYER_NORM_EPS = next(
@@ -70,27 +76,27 @@ def add_norm(rng: Rng, p: AddNormParams) -> Draft:
     # written out (0.00001, not Python's 1e-05).
     eps = num(LAYER_NORM_EPS, 10)
     prompt = text(
-        f"一个 token 的输入 x、子层输出 Sublayer(x)、γ 和 β 如下（d_model = {p.d_model}）；"
-        f"`ε = {eps}`。",
-        f"A token's input x, the sublayer's output Sublayer(x), γ and β are given "
-        f"(d_model = {p.d_model}); `ε = {eps}`.",
+        f"一个 token 的输入 $x$、子层输出 ${SUBLAYER}$、$\\gamma$ 和 $\\beta$ 如下"
+        f"（${D_MODEL} = {p.d_model}$）；$\\varepsilon = {eps}$。",
+        f"A token's input $x$, the sublayer's output ${SUBLAYER}$, $\\gamma$ and $\\beta$ are "
+        f"given (${D_MODEL} = {p.d_model}$); $\\varepsilon = {eps}$.",
     )
     solution = (
         step(
             "残差连接",
             "Residual connection",
-            f"`x + Sublayer(x)` = `{vector(total)}`。",
-            f"`x + Sublayer(x)` = `{vector(total)}`.",
+            f"$x + {SUBLAYER} = {vector(total)}$。",
+            f"$x + {SUBLAYER} = {vector(total)}$.",
             *given[:2],
             row("x + Sublayer(x)", total, "sum", columns),
         ),
         step(
             "均值与方差",
             "Mean and variance",
-            f"均值 `μ = {num(mean)}`；减去均值得 `{vector(centered)}`；方差 "
-            f"`σ² = {num(variance)}`；`√(σ² + ε) = {num(std)}`。",
-            f"Mean `μ = {num(mean)}`; subtracting it gives `{vector(centered)}`; variance "
-            f"`σ² = {num(variance)}`; `√(σ² + ε) = {num(std)}`.",
+            f"均值 $\\mu = {num(mean)}$；减去均值得 ${vector(centered)}$；方差 "
+            f"$\\sigma^2 = {num(variance)}$；${STD} = {num(std)}$。",
+            f"Mean $\\mu = {num(mean)}$; subtracting it gives ${vector(centered)}$; variance "
+            f"$\\sigma^2 = {num(variance)}$; ${STD} = {num(std)}$.",
             scalar("μ", mean, "μ"),
             row("x − μ", centered, "centered", columns),
             scalar("σ²", variance, "σ²"),
@@ -99,15 +105,15 @@ def add_norm(rng: Rng, p: AddNormParams) -> Draft:
         step(
             "归一化",
             "Normalize",
-            f"`(x − μ) / √(σ² + ε)` = `{vector(normalized)}`。",
-            f"`(x − μ) / √(σ² + ε)` = `{vector(normalized)}`.",
+            f"$(x - \\mu) / {STD} = {vector(normalized)}$。",
+            f"$(x - \\mu) / {STD} = {vector(normalized)}$.",
             row("normalized", normalized, "normalized", columns),
         ),
         step(
             "缩放与平移",
             "Scale and shift",
-            f"逐维乘以 γ 再加 β：`{vector(output)}`。",
-            f"Multiply by γ and add β per dimension: `{vector(output)}`.",
+            f"逐维乘以 $\\gamma$ 再加 $\\beta$：${vector(output)}$。",
+            f"Multiply by $\\gamma$ and add $\\beta$ per dimension: ${vector(output)}$.",
             *given[2:],
             answer,
         ),
@@ -148,33 +154,34 @@ def ffn_row(rng: Rng, p: FfnRowParams) -> Draft:
     )
     answer = row("FFN(x)", output, "FFN(x)", columns)
     # The question's task states the FFN formula; the prompt gives the sizes.
+    d_ff = f"$d_{{\\text{{ff}}}} = {p.d_ff}$"
     prompt = text(
-        f"x 为 1×{p.d_model}；W1 为 {p.d_model}×{p.d_ff}，b1 为 1×{p.d_ff}（d_ff = {p.d_ff}）；"
-        f"W2 为 {p.d_ff}×{p.d_model}，b2 为 1×{p.d_model}。",
-        f"x is 1×{p.d_model}; W1 is {p.d_model}×{p.d_ff} and b1 1×{p.d_ff} "
-        f"(d_ff = {p.d_ff}); W2 is {p.d_ff}×{p.d_model} and b2 1×{p.d_model}.",
+        f"$x$ 为 1×{p.d_model}；$W_1$ 为 {p.d_model}×{p.d_ff}，$b_1$ 为 1×{p.d_ff}（{d_ff}）；"
+        f"$W_2$ 为 {p.d_ff}×{p.d_model}，$b_2$ 为 1×{p.d_model}。",
+        f"$x$ is 1×{p.d_model}; $W_1$ is {p.d_model}×{p.d_ff} and $b_1$ 1×{p.d_ff} "
+        f"({d_ff}); $W_2$ is {p.d_ff}×{p.d_model} and $b_2$ 1×{p.d_model}.",
     )
     solution = (
         step(
             "第一层",
             "First layer",
-            f"`x × W1 + b1` = `{vector(pre_activation)}`。",
-            f"`x × W1 + b1` = `{vector(pre_activation)}`.",
+            f"$x W_1 + b_1 = {vector(pre_activation)}$。",
+            f"$x W_1 + b_1 = {vector(pre_activation)}$.",
             *given[:3],
             row("x × W1 + b1", pre_activation, "pre-activation", units),
         ),
         step(
             "ReLU",
             "ReLU",
-            f"负数变 0，其余不变：`{vector(hidden)}`。",
-            f"Negative entries become 0, the rest stay: `{vector(hidden)}`.",
+            f"负数变 0，其余不变：${vector(hidden)}$。",
+            f"Negative entries become 0, the rest stay: ${vector(hidden)}$.",
             row("ReLU", hidden, "hidden", units),
         ),
         step(
             "第二层",
             "Second layer",
-            f"`ReLU(…) × W2 + b2` = `{vector(output)}`。",
-            f"`ReLU(…) × W2 + b2` = `{vector(output)}`.",
+            f"${SECOND_LAYER} = {vector(output)}$。",
+            f"${SECOND_LAYER} = {vector(output)}$.",
             *given[3:],
             answer,
         ),

@@ -62,20 +62,40 @@ def num(value: float, digits: int = PROSE_DECIMALS) -> str:
     return decimal_text(value, digits)
 
 
+# The prompts and worked solutions are Markdown whose formulas are LaTeX between dollar signs
+# (quizsvc.bank's Markdown renders them as MathML): the functions below write LaTeX, to be put
+# inside a formula.
+
+
+D_MODEL = r"d_{\text{model}}"
+
+
+def tex_num(value: float, digits: int = PROSE_DECIMALS) -> str:
+    """A number in a formula: as ``num`` writes it, infinity as ``\\infty``."""
+    return num(value, digits).replace("∞", r"\infty")
+
+
 def vector(values: Sequence[float] | np.ndarray, digits: int = PROSE_DECIMALS) -> str:
-    return "[" + ", ".join(num(value, digits) for value in np.ravel(values)) + "]"
+    """Numbers in a formula as a bracketed row: ``[0.333, -0.5, -\\infty, 0]``."""
+    return "[" + ", ".join(tex_num(value, digits) for value in np.ravel(values)) + "]"
 
 
 def dot_text(left: np.ndarray, right: np.ndarray, digits: int = PROSE_DECIMALS) -> str:
-    """``a·b`` written out term by term: ``1×0.5 + 0.2×(-1) = 0.3``."""
+    """``a·b`` written out term by term in a formula: ``1 \\times 0.5 + 0.2 \\times (-1) = 0.3``."""
     terms = " + ".join(
-        f"{_operand(a)}×{_operand(b)}" for a, b in zip(np.ravel(left), np.ravel(right), strict=True)
+        rf"{_operand(a)} \times {_operand(b)}"
+        for a, b in zip(np.ravel(left), np.ravel(right), strict=True)
     )
     return f"{terms} = {num(float(np.dot(np.ravel(left), np.ravel(right))), digits)}"
 
 
+def weighted_sum(weights: np.ndarray, vector_name: str) -> str:
+    """``w_0 V_0 + w_1 V_1 + ...`` in a formula: ``0.2 \\times V_0 + 0.8 \\times V_1``."""
+    return " + ".join(rf"{num(w)} \times {vector_name}_{{{j}}}" for j, w in enumerate(weights))
+
+
 def _operand(value: float) -> str:
-    text = num(value)
+    text = tex_num(value)
     return f"({text})" if text.startswith("-") else text
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,29 @@ from quizsvc.grading import suggest_open_score
 
 REPO_CONTENT_DIR = Path(__file__).resolve().parents[2] / "content"
 CHAPTER_ID = "transformer-by-hand"
+
+
+# How the chapter prints each formula the content writes in LaTeX (between dollar signs):
+# a text with its formulas printed so is the chapter's own.
+CHAPTER_NOTATION = {
+    r"\sqrt{d_k}": "√d_k",
+    "d_k": "d_k",
+    "d_k=64": "d_k=64",
+    r"-\infty": "-∞",
+    "j > i": "j > i",
+    "W_q": "Wq",
+    "W_k": "Wk",
+    "W_v": "Wv",
+    r"Q = X \times W_q": "Q = X × Wq",
+    r"K = X \times W_k": "K = X × Wk",
+    r"V = X \times W_v": "V = X × Wv",
+    "Q = K = V = X": "Q = K = V = X",
+}
+
+
+def as_printed(text: str) -> str:
+    """``text`` with each formula as the chapter prints it (KeyError for one it does not)."""
+    return re.sub(r"\$([^$]+)\$", lambda m: CHAPTER_NOTATION[m[1]], text)
 
 
 # 章节测试 1-4, copied from the chapter: prompt, then options A-D.
@@ -99,11 +123,11 @@ def test_single_choice_questions_are_the_chapter_tests(bank: Bank, question_id: 
     question = bank.questions[question_id]
     assert isinstance(question, SingleChoiceQuestion)
     prompt, options = CHAPTER_TESTS[question_id]
-    assert question.prompt.zh == prompt
+    assert as_printed(question.prompt.zh) == prompt
     assert [choice.id for choice in question.choices] == ["A", "B", "C", "D"]
-    assert [choice.text.zh for choice in question.choices] == options
+    assert [as_printed(choice.text.zh) for choice in question.choices] == options
     assert question.correct == "B"
-    assert question.explanation.zh.startswith(EXPLANATION_OPENINGS[question_id])
+    assert as_printed(question.explanation.zh).startswith(EXPLANATION_OPENINGS[question_id])
     assert question.explanation.en.startswith("Answer: B.")
 
 
@@ -248,3 +272,29 @@ def test_every_text_has_chinese_and_english(bank: Bank) -> None:
 def test_every_question_says_where_it_is_written(bank: Bank) -> None:
     assert str(bank.source_of["qkv-origin"]) == f"{CHAPTER_ID}/questions.yaml:4"
     assert bank.source_of["drill-projection"].file == f"{CHAPTER_ID}/drills.yaml"
+
+
+# A formula written as the chapter prints it, outside dollar signs: a square root, a
+# transpose, a subscript, Greek letters or infinity in the prose (code shows what to type:
+# `-∞`), or an equation in code.
+PLAIN_NOTATION = re.compile(r"√|\^T|\bd_k\b|\bd_model\b|[σμεγβΣ∞]")
+CODE_FORMULA = re.compile(r"`[^`]*[=×/][^`]*`")
+
+
+def test_the_formulas_of_prompts_choices_and_explanations_are_latex(bank: Bank) -> None:
+    from quizsvc.bank.formulas import markdown_texts
+
+    checked = 0
+    for question in bank.questions.values():
+        for location, text in markdown_texts(question):
+            if location == ("reference_answer",):
+                continue  # the chapter's model answer, whose words the rubric's phrases match
+            for lang in ("zh", "en"):
+                prose = re.sub(r"\$[^$]+\$", "", getattr(text, lang))
+                assert not CODE_FORMULA.findall(prose), (question.id, location, lang, prose)
+                prose = re.sub(r"`[^`]*`", "", prose)
+                assert not PLAIN_NOTATION.findall(prose), (question.id, location, lang, prose)
+                checked += 1
+    assert checked == 2 * (19 + 16 + 4)
+    drill_prompts = [q.prompt.en for q in bank.questions.values() if isinstance(q, DrillQuestion)]
+    assert sum("$" in prompt for prompt in drill_prompts) >= 12  # all but greedy decoding's

@@ -114,8 +114,8 @@ def test_each_prompt_states_the_rounding_the_tolerance_is_checked_with(question)
         assert re.search(rf"中间结果(（.*?）)?(与答案都)?保留{words[1]}位小数", zh)
     if rounding.exponentials not in (None, rounding.steps):
         words = WORDS[rounding.exponentials]
-        assert f"e^x and their sum to {words[0]} decimals" in en
-        assert f"e^x 及其和保留{words[1]}位小数" in zh
+        assert f"$e^{{x}}$ and their sum to {words[0]} decimals" in en
+        assert f"$e^{{x}}$ 及其和保留{words[1]}位小数" in zh
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -64,8 +64,8 @@ def test_projection_writes_out_row_0_of_x_against_every_column() -> None:
     text = variant.solution[0].text
     assert "Row 0 (“我”):" in text["en"] and "第 0 行（“我”）" in text["zh"]
     for j in range(w.shape[1]):
-        line = next(ln for ln in text["en"].splitlines() if ln.startswith(f"- `Q[0][{j}] = "))
-        assert float(line.rstrip("`").rsplit("= ", 1)[1]) == pytest.approx(x[0] @ w[:, j], abs=5e-5)
+        line = next(ln for ln in text["en"].splitlines() if ln.startswith(f"- $Q[0][{j}] = "))
+        assert float(line.rstrip("$").rsplit("= ", 1)[1]) == pytest.approx(x[0] @ w[:, j], abs=5e-5)
 
 
 def test_score_row_steps_hold_q_k_and_the_dot_products() -> None:
@@ -75,7 +75,7 @@ def test_score_row_steps_hold_q_k_and_the_dot_products() -> None:
     assert names[:2] == ["q2", "K"]
     q, k = given(variant, "q2"), given(variant, "K")
     close(solution_tensor(variant, "q·K^T"), q @ k.T)
-    assert "√d_k = √4 = 2" in variant.solution[1].text["en"]
+    assert r"$\sqrt{d_k} = \sqrt{4} = 2$" in variant.solution[1].text["en"]
 
 
 def test_softmax_steps_hold_the_exponentials_and_their_sum() -> None:
@@ -92,7 +92,7 @@ def test_masked_row_solution_shows_minus_infinity_at_the_future_positions() -> N
     close(masked[:2], scores[:2])
     assert list(masked[2:]) == [-np.inf, -np.inf]
     assert list(solution_tensor(variant, "e^score")[0][2:]) == [0.0, 0.0]
-    assert "-∞" in variant.solution[0].text["zh"]
+    assert r"$-\infty$" in variant.solution[0].text["zh"]
 
 
 def test_attention_output_row_shows_each_weighted_value() -> None:
@@ -140,19 +140,20 @@ def test_multi_head_head_output_shows_only_that_head() -> None:
     first = variant.solution[0]
     assert first.title == {"zh": "Head 2：Q、K、V", "en": "Head 2: Q, K, V"}
     assert first.text == {
-        "zh": "Head 2 取 X'[:, 2:4]（X' 的 d2–d3 列），分别乘以 Wq2、Wk2、Wv2；Q2、K2、V2 在 "
-        "Head 2 自己的 d_k = 2 维（H2 d0、H2 d1）里。",
-        "en": "Head 2 takes X'[:, 2:4] (columns d2–d3 of X') and multiplies it by Wq2, Wk2 and "
-        "Wv2; Q2, K2 and V2 are in Head 2's own d_k = 2 dimensions (H2 d0, H2 d1).",
+        "zh": "Head 2 取 X'[:, 2:4]（$X'$ 的 d2–d3 列），分别乘以 Wq2、Wk2、Wv2；Q2、K2、V2 在 "
+        "Head 2 自己的 $d_k = 2$ 维（H2 d0、H2 d1）里。",
+        "en": "Head 2 takes X'[:, 2:4] (columns d2–d3 of $X'$) and multiplies it by Wq2, Wk2 and "
+        "Wv2; Q2, K2 and V2 are in Head 2's own $d_k = 2$ dimensions (H2 d0, H2 d1).",
     }
     x_2, *qkv = first.tensors
     assert x_2.name == "X'2" and x_2.col_labels == ("d2", "d3")  # as the rows of Wq2
     assert [t.name for t in qkv] == ["Q2", "K2", "V2"]
     assert all(t.col_labels == own for t in qkv)  # as the columns of Wq2
     assert variant.solution[1].text == {
-        "zh": "分数 `Q2 K2^T / √2`（√2 = 1.414），逐行 Softmax 得权重，再乘以 V2。",
-        "en": "Scores `Q2 K2^T / √2` (√2 = 1.414), a softmax per row for the weights, "
-        "then multiply by V2.",
+        "zh": r"分数 $Q_{2} K_{2}^\top / \sqrt{2}$（$\sqrt{2} = 1.414$），逐行 Softmax 得权重，"
+        r"再乘以 $V_{2}$。",
+        "en": r"Scores $Q_{2} K_{2}^\top / \sqrt{2}$ ($\sqrt{2} = 1.414$), a softmax per row for "
+        r"the weights, then multiply by $V_{2}$.",
     }
     assert variant.heatmap.col_labels == ("H2 我", "H2 爱", "H2 你")
 
@@ -161,12 +162,13 @@ def test_multi_head_concat_projection_names_every_heads_slice() -> None:
     variant = generate_variant("multi_head", 4, {"d_model": 6, "n_heads": 3})
     slices = "Head 1: X'[:, 0:2], Head 2: X'[:, 2:4], Head 3: X'[:, 4:6]"
     for lang in ("zh", "en"):
-        assert slices in variant.prompt[lang] and "`[Out1 | Out2 | Out3]`" in variant.prompt[lang]
+        concat = r"$[\mathrm{Out}_{1} \mid \mathrm{Out}_{2} \mid \mathrm{Out}_{3}]$"
+        assert slices in variant.prompt[lang] and concat in variant.prompt[lang]
     titles = [step.title["en"] for step in variant.solution]
     assert titles[:6] == [
         f"Head {h}: {part}" for h in (1, 2, 3) for part in ("Q, K, V", "attention")
     ]
-    assert "Head 3 takes X'[:, 4:6] (columns d4–d5 of X')" in variant.solution[4].text["en"]
+    assert "Head 3 takes X'[:, 4:6] (columns d4–d5 of $X'$)" in variant.solution[4].text["en"]
     assert (
         "(3×6; Out1 fills d0–d1, Out2 fills d2–d3, Out3 fills d4–d5)"
         in variant.solution[6].text["en"]
@@ -182,7 +184,7 @@ def test_add_norm_shows_sum_mean_variance_and_normalized_row() -> None:
     close(solution_tensor(variant, "μ"), [[total.mean()]])
     close(solution_tensor(variant, "σ²"), [[total.var()]])
     close(solution_tensor(variant, "√(σ² + ε)"), [[math.sqrt(total.var() + 1e-5)]])
-    assert "`ε = 0.00001`" in variant.prompt["en"]  # not Python's 1e-05
+    assert r"$\varepsilon = 0.00001$" in variant.prompt["en"]  # not Python's 1e-05
     normalized = (total - total.mean()) / math.sqrt(total.var() + 1e-5)
     close(solution_tensor(variant, "normalized"), normalized)
     # each step shows the given numbers it uses: x and Sublayer(x) first, γ and β last
@@ -226,8 +228,8 @@ def test_cross_attention_output_shows_each_weighted_value_and_their_sum() -> Non
     terms = solution_tensor(variant, "A[j] × V_j")
     close(terms, weights[:, None] * v)
     close(terms.sum(axis=0), variant.answer.values[0])
-    written = " + ".join(f"{round(w, 3):g} × V{j}" for j, w in enumerate(weights))
-    assert f"`CrossAttn = {written}`" in variant.solution[-1].text["en"]
+    written = " + ".join(rf"{round(w, 3):g} \times V_{{{j}}}" for j, w in enumerate(weights))
+    assert rf"$\operatorname{{CrossAttn}} = {written} = " in variant.solution[-1].text["en"]
 
 
 def test_cross_attention_shows_scores_and_weights_over_the_source() -> None:
@@ -267,11 +269,11 @@ def test_the_softmax_steps_write_e_to_the_score_and_the_weights_as_the_chapter_d
     exps, weights = np.exp(scores), np.exp(scores) / np.exp(scores).sum()
     rounded = ", ".join(f"{round(e, 3):g}" for e in exps)  # as the table beside it
     assert (
-        f"`e^score` = `[{rounded}]`, summing to `Σ = {round(exps.sum(), 3):g}`"
+        rf"$e^{{\text{{score}}}} = [{rounded}]$, summing to $\Sigma = {round(exps.sum(), 3):g}$"
         in (variant.solution[0].text["en"])
     )
     three = ", ".join(f"{round(w, 3):g}" for w in weights)
-    assert variant.solution[1].text["en"].endswith(f"the weights add up to 1: `[{three}]`.")
+    assert variant.solution[1].text["en"].endswith(f"the weights add up to 1: $[{three}]$.")
 
 
 @pytest.mark.parametrize("kind", sorted(DRILL_KINDS))

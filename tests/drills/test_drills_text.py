@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 import yaml
 
+from quizsvc.bank import formula_problems
 from quizsvc.drills.registry import DRILL_KINDS, generate_variant
-from quizsvc.drills.text import dot_text, num, row, vector
+from quizsvc.drills.text import dot_text, num, row, vector, weighted_sum
 
 
 @pytest.mark.parametrize(
@@ -40,14 +41,22 @@ def test_num_writes_a_number_for_prose(value, expected) -> None:
 
 def test_num_and_vector_take_the_digits_asked_for() -> None:
     assert num(2 / 3, 2) == "0.67"
-    assert vector(np.array([[1 / 3, -0.5], [-math.inf, 0.0]])) == "[0.333, -0.5, -∞, 0]"
+    # for a formula: LaTeX's infinity
+    assert vector(np.array([[1 / 3, -0.5], [-math.inf, 0.0]])) == r"[0.333, -0.5, -\infty, 0]"
     assert vector([0.12345, 1.0], 4) == "[0.1235, 1]"
 
 
 def test_dot_text_writes_every_product_and_the_sum() -> None:
-    assert dot_text(np.array([1.0, 0.2]), np.array([0.5, -1.0])) == "1×0.5 + 0.2×(-1) = 0.3"
-    assert dot_text(np.array([[1 / 3]]), np.array([3.0]), 2) == "0.333×3 = 1"
-    assert dot_text(np.array([1 / 3]), np.array([1.0])) == "0.333×1 = 0.333"
+    assert dot_text(np.array([1.0, 0.2]), np.array([0.5, -1.0])) == (
+        r"1 \times 0.5 + 0.2 \times (-1) = 0.3"
+    )
+    assert dot_text(np.array([[1 / 3]]), np.array([3.0]), 2) == r"0.333 \times 3 = 1"
+    assert dot_text(np.array([1 / 3]), np.array([1.0])) == r"0.333 \times 1 = 0.333"
+    assert dot_text(np.array([-math.inf]), np.array([0.5])) == r"(-\infty) \times 0.5 = -∞"
+
+
+def test_weighted_sum_writes_each_weight_times_its_row() -> None:
+    assert weighted_sum(np.array([0.2, 1 / 3]), "V") == r"0.2 \times V_{0} + 0.333 \times V_{1}"
 
 
 def test_row_is_a_one_row_tensor() -> None:
@@ -66,9 +75,11 @@ def drill_questions() -> list[dict]:
 @pytest.mark.parametrize("question", drill_questions(), ids=lambda q: q["id"])
 def test_a_variants_prompt_does_not_repeat_a_formula_its_task_states(question) -> None:
     # The page shows the question's prompt (the task: what to compute, how to round) above
-    # the variant's (its numbers): a formula belongs to one of them.
+    # the variant's (its numbers): a formula (an equation or a quotient, not a symbol such as
+    # $K$ that both name) belongs to one of them.
     for lang in ("zh", "en"):
-        formulas = set(re.findall(r"`([^`]+)`", question["prompt"][lang]))
+        written = re.findall(r"\$([^$]+)\$", question["prompt"][lang])
+        formulas = {f for f in written if "=" in f or "/" in f}
         for seed in range(5):
             prompt = generate_variant(question["kind"], seed, question["params"]).prompt[lang]
             assert [f for f in formulas if f in prompt] == [], (lang, seed, prompt)
@@ -78,24 +89,41 @@ def test_the_pe_formula_is_stated_once_in_the_task() -> None:
     task = next(q for q in drill_questions() if q["kind"] == "embedding_positional")["prompt"]
     variant = generate_variant("embedding_positional", 1)
     for lang in ("zh", "en"):
-        assert "`PE(pos, 2i) = sin(pos / 10000^(2i/d_model))`" in task[lang]
+        angle = r"\mathit{pos} / 10000^{2i/d_{\text{model}}}"
+        assert rf"$PE_{{(\mathit{{pos}},\,2i)}} = \sin\left({angle}\right)$" in task[lang]
         assert "sin" not in variant.prompt[lang] and "cos" not in variant.prompt[lang]
-    assert "`X'2 = E[2] + PE(2)`（1×4）" in variant.prompt["zh"]  # what the variant asks
+    assert "$X'_{2} = E[2] + PE(2)$（1×4）" in variant.prompt["zh"]  # what the variant asks
 
 
 def test_pe_in_the_prose_is_rounded_as_its_table_shows_it() -> None:
     # position 2 of seed 1: sin 2 = 0.9093, cos 2 = -0.4161, sin 0.02 = 0.0200, cos 0.02 =
     # 0.9998, which a table at three decimals shows as 1
     step = generate_variant("embedding_positional", 1).solution[1]
-    assert "PE(2) = `[0.909, -0.416, 0.02, 1]`" in step.text["en"]
+    assert "$PE(2) = [0.909, -0.416, 0.02, 1]$" in step.text["en"]
 
 
 def test_no_prompt_or_step_writes_more_decimals_than_the_tables() -> None:
     # every number but the constant ε = 0.00001, which no table shows
-    more = re.compile(r"(?<![\d.])(?<!ε = )\d+\.\d{4,}")
+    more = re.compile(r"(?<![\d.])(?<!\\varepsilon = )\d+\.\d{4,}")
     for kind in DRILL_KINDS:
         for seed in range(20):
             variant = generate_variant(kind, seed)
             texts = [variant.prompt, *(step.text for step in variant.solution)]
             found = [m for t in texts for lang in ("zh", "en") for m in more.findall(t[lang])]
             assert found == [], (kind, seed, found)
+
+
+# Written out as the chapter prints them, outside a formula: a square root, a transpose, a
+# subscript in code ("d_k"), Greek letters and infinity.
+PLAIN_NOTATION = re.compile(r"√|\^T|\bd_k\b|\bd_model\b|[σμεγβΣ∞]|`[^`]*[=×/][^`]*`")
+
+
+def test_every_formula_in_the_prompts_and_steps_is_latex_that_renders() -> None:
+    for kind in DRILL_KINDS:
+        for seed in range(20):
+            variant = generate_variant(kind, seed)
+            for text in [variant.prompt, *(step.text for step in variant.solution)]:
+                for lang in ("zh", "en"):
+                    assert formula_problems(text[lang]) == [], (kind, seed, text[lang])
+                    prose = re.sub(r"\$[^$]+\$", "", text[lang])
+                    assert not PLAIN_NOTATION.findall(prose), (kind, seed, prose)
