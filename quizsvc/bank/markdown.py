@@ -10,6 +10,7 @@ failing the page.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -53,9 +54,30 @@ def _render_math(self, tokens: Sequence[Token], idx: int, options, env) -> str:
     token = tokens[idx]
     box = _DISPLAY_BOXES.get(token.type)
     html = _formula(token.content, box is not None, bool(env.get("plain")))
-    if box is None:
-        return html
-    return f"<{box} class='math-display'>{html}</{box}>" + ("\n" if box == "div" else "")
+    if box is not None:
+        return f"<{box} class='math-display'>{html}</{box}>" + ("\n" if box == "div" else "")
+    trailing = token.meta.get("trailing")
+    if trailing and not env.get("plain"):
+        return f"<span class='math-inline'>{html}{escape(trailing, quote=False)}</span>"
+    return html + escape(trailing or "", quote=False)
+
+
+# A browser may break the line between a formula and the punctuation after it (a formula is one
+# box to it), leaving a lone "." or "，" at the start of a line: the punctuation goes into the
+# formula's box instead, which the stylesheet keeps on one line.
+_TRAILING_PUNCTUATION = re.compile(r"^[.,;:!?)\]」』”’。，、；：！？）】》]+")
+
+
+def _keep_punctuation_with_formulas(state) -> None:
+    for block in state.tokens:
+        children = block.children or []
+        for token, following in itertools.pairwise(children):
+            if token.type != "math_inline" or following.type != "text":
+                continue
+            match = _TRAILING_PUNCTUATION.match(following.content)
+            if match:
+                token.meta["trailing"] = match[0]
+                following.content = following.content[match.end() :]
 
 
 def _markdown() -> MarkdownIt:
@@ -64,6 +86,7 @@ def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False}).use(dollarmath_plugin, **_MATH_SYNTAX)
     for name in _MATH_TOKENS:
         md.add_render_rule(name, _render_math)
+    md.core.ruler.push("math_trailing_punctuation", _keep_punctuation_with_formulas)
     return md
 
 

@@ -84,7 +84,7 @@ def projection(rng: Rng, p: ProjectionParams) -> Draft:
         f"{role_en} matrix ${name}$ ({p.n}×{p.d_model}).",
     )
     first_row = "\n".join(
-        f"- ${name}[0][{j}] = {dot_text(x[0], w[:, j])}$" for j in range(p.d_model)
+        f"- ${name}[0][{j}]$ = {dot_text(x[0], w[:, j])}" for j in range(p.d_model)
     )
     solution = (
         step(
@@ -147,7 +147,7 @@ def _dot_and_scale_steps(
     """A query's dot products with every key, then their scaling by √d_k (shown as `scaled`):
     the first two steps of every scores drill."""
     token, d_model = tokens[position], q.shape[-1]
-    products = "\n".join(f"- {tokens[j]}: ${dot_text(q[0], k[j])}$" for j in range(len(tokens)))
+    products = "\n".join(f"- {tokens[j]}: {dot_text(q[0], k[j])}" for j in range(len(tokens)))
     root = math.sqrt(d_model)
     return (
         step(
@@ -161,10 +161,9 @@ def _dot_and_scale_steps(
         step(
             "缩放",
             "Scale",
-            f"${SQRT_D_K} = \\sqrt{{{d_model}}} = {num(root)}$，每个点积除以它："
-            f"${vector(scores)}$。",
+            f"${SQRT_D_K} = \\sqrt{{{d_model}}} = {num(root)}$，每个点积除以它：{vector(scores)}。",
             f"${SQRT_D_K} = \\sqrt{{{d_model}}} = {num(root)}$; divide every dot product by "
-            f"it: ${vector(scores)}$.",
+            f"it: {vector(scores)}.",
             scaled,
         ),
     )
@@ -208,9 +207,9 @@ def masked_score_row(rng: Rng, p: MaskedScoreRowParams) -> Draft:
             "掩码",
             "Mask",
             f"“{token}”只能看到 {visible}；之后的位置设为 $-\\infty$（Softmax 后权重为 0）："
-            f"${vector(masked)}$。",
+            f"{vector(masked)}。",
             f"“{token}” may only see {visible_en}; the later positions become $-\\infty$ "
-            f"(weight 0 after the softmax): ${vector(masked)}$.",
+            f"(weight 0 after the softmax): {vector(masked)}.",
             answer,
         ),
     )
@@ -226,8 +225,8 @@ def softmax_row(rng: Rng, p: SoftmaxRowParams) -> Draft:
     given = (row("scores", scores, label, tokens),)
     answer = row("A", weights, "weight", tokens)
     prompt = text(
-        f"一行缩放后的注意力分数为 ${vector(scores)}$（对 {'、'.join(tokens)}）。",
-        f"A row of scaled attention scores is ${vector(scores)}$ (over {', '.join(tokens)}).",
+        f"一行缩放后的注意力分数为 {vector(scores)}（对 {'、'.join(tokens)}）。",
+        f"A row of scaled attention scores is {vector(scores)} (over {', '.join(tokens)}).",
     )
     solution = _softmax_steps(scores, weights, label, tokens, answer)
     return Draft(prompt=prompt, given=given, answer=answer, solution=solution, heatmap=answer)
@@ -248,18 +247,18 @@ def masked_row(rng: Rng, p: MaskedRowParams) -> Draft:
     visible_en = ", ".join(tokens[: position + 1])
     prompt = text(
         f"Decoder 的输入为 {' '.join(tokens)}。位置 {position}（“{token}”）在 Masked "
-        f"Self-Attention 中的缩放分数（掩码前）为 ${vector(scores)}$；它的未来位置是 "
+        f"Self-Attention 中的缩放分数（掩码前）为 {vector(scores)}；它的未来位置是 "
         f"$j > {position}$。",
         f"The decoder input is {' '.join(tokens)}. In masked self-attention, the scaled "
-        f"scores of position {position} (“{token}”) before masking are ${vector(scores)}$; "
+        f"scores of position {position} (“{token}”) before masking are {vector(scores)}; "
         f"its future positions are $j > {position}$.",
     )
     mask_step = step(
         "掩码",
         "Mask",
-        f"“{token}”只能看到 {visible}；之后的位置设为 $-\\infty$：${vector(masked)}$。",
+        f"“{token}”只能看到 {visible}；之后的位置设为 $-\\infty$：{vector(masked)}。",
         f"“{token}” may only see {visible_en}; the later positions become $-\\infty$: "
-        f"${vector(masked)}$.",
+        f"{vector(masked)}.",
         *given,
         row("masked scores", masked, token, tokens),
     )
@@ -302,8 +301,8 @@ def attention_output_row(rng: Rng, p: AttentionOutputRowParams) -> Draft:
         step(
             "求和",
             "Sum",
-            f"把上表各行逐维相加：${vector(output)}$。",
-            f"Add the rows of that table dimension by dimension: ${vector(output)}$.",
+            f"把上表各行逐维相加：{vector(output)}。",
+            f"Add the rows of that table dimension by dimension: {vector(output)}.",
             answer,
         ),
     )
@@ -357,7 +356,7 @@ def cross_attention_row(rng: Rng, p: CrossAttentionRowParams) -> Draft:
         f"{k_enc} and {v_enc} come from the encoder output ({p.n}×{p.d_model}, no mask). "
         f"$d_k = {p.d_model}$. Compute {ask_en}.",
     )
-    products = "\n".join(f"- {sources[j]}: ${dot_text(q[0], k[j])}$" for j in range(p.n))
+    products = "\n".join(f"- {sources[j]}: {dot_text(q[0], k[j])}" for j in range(p.n))
     score_step = step(
         "分数",
         "Scores",
@@ -371,13 +370,13 @@ def cross_attention_row(rng: Rng, p: CrossAttentionRowParams) -> Draft:
     softmax_steps = _softmax_steps(scores, weights, token, sources, weight_row)
     solution: tuple[Step, ...] = (score_step, *softmax_steps)
     if not wants_weights:
-        cross = rf"\operatorname{{CrossAttn}} = {weighted_sum(weights, 'V')} = {vector(output)}"
+        cross = rf"$\operatorname{{CrossAttn}}$ = {weighted_sum(weights, 'V')} = {vector(output)}"
         solution += (
             step(
                 "加权求和",
                 "Weighted sum",
-                f"${cross}$。",
-                f"${cross}$.",
+                f"{cross}。",
+                f"{cross}.",
                 Tensor("A[j] × V_j", weights[:, None] * v, sources, columns),
                 output_row,
             ),
@@ -418,17 +417,16 @@ def _softmax_steps(
         step(
             "指数",
             "Exponentials",
-            f"${EXP_SCORE} = {vector(exps)}$，求和 $\\Sigma = {num(total)}$。",
-            f"${EXP_SCORE} = {vector(exps)}$, summing to $\\Sigma = {num(total)}$.",
+            f"${EXP_SCORE}$ = {vector(exps)}，求和 $\\Sigma = {num(total)}$。",
+            f"${EXP_SCORE}$ = {vector(exps)}, summing to $\\Sigma = {num(total)}$.",
             row("e^score", exps, label, columns),
             scalar("Σ e^score", total, label),
         ),
         step(
             "归一化",
             "Normalize",
-            f"每个 ${EXP_SCORE}$ 除以 $\\Sigma$，得到和为 1 的权重：${vector(weights)}$。",
-            f"Divide every ${EXP_SCORE}$ by $\\Sigma$; the weights add up to 1: "
-            f"${vector(weights)}$.",
+            f"每个 ${EXP_SCORE}$ 除以 $\\Sigma$，得到和为 1 的权重：{vector(weights)}。",
+            f"Divide every ${EXP_SCORE}$ by $\\Sigma$; the weights add up to 1: {vector(weights)}.",
             result,
         ),
     )

@@ -80,20 +80,20 @@ def embedding_positional(rng: Rng, p: EmbeddingPositionalParams) -> Draft:
         step(
             "位置编码",
             "Positional encoding",
-            f"$\\mathit{{pos}} = {position}$。维度 $2i$ 和 $2i+1$ 共用角度 ${angle} = "
-            f"{vector(angles)}$；偶数维取 $\\sin$，奇数维取 $\\cos$："
-            f"$PE({position}) = {vector(encoding)}$。",
+            f"$\\mathit{{pos}} = {position}$。维度 $2i$ 和 $2i+1$ 共用角度 ${angle}$ = "
+            f"{vector(angles)}；偶数维取 $\\sin$，奇数维取 $\\cos$："
+            f"$PE({position})$ = {vector(encoding)}。",
             f"$\\mathit{{pos}} = {position}$. Dimensions $2i$ and $2i+1$ share the angle "
-            f"${angle} = {vector(angles)}$; even dimensions take its sine, odd ones its cosine: "
-            f"$PE({position}) = {vector(encoding)}$.",
+            f"${angle}$ = {vector(angles)}; even dimensions take its sine, odd ones its cosine: "
+            f"$PE({position})$ = {vector(encoding)}.",
             row("angle", angles, label, columns),
             row(f"PE({position})", encoding, label, columns),
         ),
         step(
             "相加",
             "Add",
-            f"逐维相加：${asked} = {vector(x_prime)}$。",
-            f"Add dimension by dimension: ${asked} = {vector(x_prime)}$.",
+            f"逐维相加：${asked}$ = {vector(x_prime)}。",
+            f"Add dimension by dimension: ${asked}$ = {vector(x_prime)}.",
             answer,
         ),
     )

@@ -134,14 +134,14 @@ def teacher_forcing_loss(rng: Rng, p: TeacherForcingLossParams) -> Draft:
     )
     pairs = ", ".join(f"{a}→{b}" for a, b in zip(input_tokens, label_words, strict=True))
     reduce_zh = {
-        "mean": f"取平均：$({' + '.join(num(v) for v in per_position)}) / {steps} = {num(loss)}$。",
-        "sum": f"求和：${' + '.join(num(v) for v in per_position)} = {num(loss)}$。",
-        "position": f"位置 {position} 的值即答案：${num(loss)}$。",
+        "mean": f"取平均：({' + '.join(num(v) for v in per_position)}) / {steps} = {num(loss)}。",
+        "sum": f"求和：{' + '.join(num(v) for v in per_position)} = {num(loss)}。",
+        "position": f"位置 {position} 的值即答案：{num(loss)}。",
     }[p.reduction]
     reduce_en = {
-        "mean": f"Average: $({' + '.join(num(v) for v in per_position)}) / {steps} = {num(loss)}$.",
-        "sum": f"Sum: ${' + '.join(num(v) for v in per_position)} = {num(loss)}$.",
-        "position": f"Position {position}'s value is the answer: ${num(loss)}$.",
+        "mean": f"Average: ({' + '.join(num(v) for v in per_position)}) / {steps} = {num(loss)}.",
+        "sum": f"Sum: {' + '.join(num(v) for v in per_position)} = {num(loss)}.",
+        "position": f"Position {position}'s value is the answer: {num(loss)}.",
     }[p.reduction]
     solution = (
         step(
@@ -154,16 +154,16 @@ def teacher_forcing_loss(rng: Rng, p: TeacherForcingLossParams) -> Draft:
         step(
             "取出正确 token 的概率",
             "Pick the probability of the correct token",
-            f"每一行取标签那一列：${vector(picked)}$。",
-            f"Take the label's column in every row: ${vector(picked)}$.",
+            f"每一行取标签那一列：{vector(picked)}。",
+            f"Take the label's column in every row: {vector(picked)}.",
             Tensor("P", probs, predicts, columns),
             row("p(label)", picked, "p(label)", predicts),
         ),
         step(
             "交叉熵",
             "Cross-entropy",
-            f"$-\\ln p = {vector(per_position)}$。{reduce_zh}",
-            f"$-\\ln p = {vector(per_position)}$. {reduce_en}",
+            f"$-\\ln p$ = {vector(per_position)}。{reduce_zh}",
+            f"$-\\ln p$ = {vector(per_position)}. {reduce_en}",
             row("-ln p", per_position, "-ln p", predicts),
             answer,
         ),
@@ -200,9 +200,9 @@ def greedy_next_token(rng: Rng, p: GreedyNextTokenParams) -> Draft:
             "Softmax（可选）",
             "Softmax (optional)",
             f"Softmax 保持大小顺序，所以概率最大的 token 就是 logit 最大的 token："
-            f"${vector(probs)}$。",
+            f"{vector(probs)}。",
             "The softmax keeps the order, so the most probable token is the one with the "
-            f"largest logit: ${vector(probs)}$.",
+            f"largest logit: {vector(probs)}.",
             logits_row,
             row("p", probs, "p", columns),
         ),

@@ -85,17 +85,17 @@ def add_norm(rng: Rng, p: AddNormParams) -> Draft:
         step(
             "残差连接",
             "Residual connection",
-            f"$x + {SUBLAYER} = {vector(total)}$。",
-            f"$x + {SUBLAYER} = {vector(total)}$.",
+            f"$x + {SUBLAYER}$ = {vector(total)}。",
+            f"$x + {SUBLAYER}$ = {vector(total)}.",
             *given[:2],
             row("x + Sublayer(x)", total, "sum", columns),
         ),
         step(
             "均值与方差",
             "Mean and variance",
-            f"均值 $\\mu = {num(mean)}$；减去均值得 ${vector(centered)}$；方差 "
+            f"均值 $\\mu = {num(mean)}$；减去均值得 {vector(centered)}；方差 "
             f"$\\sigma^2 = {num(variance)}$；${STD} = {num(std)}$。",
-            f"Mean $\\mu = {num(mean)}$; subtracting it gives ${vector(centered)}$; variance "
+            f"Mean $\\mu = {num(mean)}$; subtracting it gives {vector(centered)}; variance "
             f"$\\sigma^2 = {num(variance)}$; ${STD} = {num(std)}$.",
             scalar("μ", mean, "μ"),
             row("x − μ", centered, "centered", columns),
@@ -105,15 +105,15 @@ def add_norm(rng: Rng, p: AddNormParams) -> Draft:
         step(
             "归一化",
             "Normalize",
-            f"$(x - \\mu) / {STD} = {vector(normalized)}$。",
-            f"$(x - \\mu) / {STD} = {vector(normalized)}$.",
+            f"$(x - \\mu) / {STD}$ = {vector(normalized)}。",
+            f"$(x - \\mu) / {STD}$ = {vector(normalized)}.",
             row("normalized", normalized, "normalized", columns),
         ),
         step(
             "缩放与平移",
             "Scale and shift",
-            f"逐维乘以 $\\gamma$ 再加 $\\beta$：${vector(output)}$。",
-            f"Multiply by $\\gamma$ and add $\\beta$ per dimension: ${vector(output)}$.",
+            f"逐维乘以 $\\gamma$ 再加 $\\beta$：{vector(output)}。",
+            f"Multiply by $\\gamma$ and add $\\beta$ per dimension: {vector(output)}.",
             *given[2:],
             answer,
         ),
@@ -165,23 +165,23 @@ def ffn_row(rng: Rng, p: FfnRowParams) -> Draft:
         step(
             "第一层",
             "First layer",
-            f"$x W_1 + b_1 = {vector(pre_activation)}$。",
-            f"$x W_1 + b_1 = {vector(pre_activation)}$.",
+            f"$x W_1 + b_1$ = {vector(pre_activation)}。",
+            f"$x W_1 + b_1$ = {vector(pre_activation)}.",
             *given[:3],
             row("x × W1 + b1", pre_activation, "pre-activation", units),
         ),
         step(
             "ReLU",
             "ReLU",
-            f"负数变 0，其余不变：${vector(hidden)}$。",
-            f"Negative entries become 0, the rest stay: ${vector(hidden)}$.",
+            f"负数变 0，其余不变：{vector(hidden)}。",
+            f"Negative entries become 0, the rest stay: {vector(hidden)}.",
             row("ReLU", hidden, "hidden", units),
         ),
         step(
             "第二层",
             "Second layer",
-            f"${SECOND_LAYER} = {vector(output)}$。",
-            f"${SECOND_LAYER} = {vector(output)}$.",
+            f"${SECOND_LAYER}$ = {vector(output)}。",
+            f"${SECOND_LAYER}$ = {vector(output)}.",
             *given[3:],
             answer,
         ),

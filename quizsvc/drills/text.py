@@ -63,39 +63,31 @@ def num(value: float, digits: int = PROSE_DECIMALS) -> str:
 
 
 # The prompts and worked solutions are Markdown whose formulas are LaTeX between dollar signs
-# (quizsvc.bank's Markdown renders them as MathML): the functions below write LaTeX, to be put
-# inside a formula.
-
-
+# (quizsvc.bank's Markdown renders them as MathML). A formula does not break across lines, so
+# what runs as long as the numbers it lists (a row of numbers, a sum term by term) is text
+# around short formulas.
 D_MODEL = r"d_{\text{model}}"
 
 
-def tex_num(value: float, digits: int = PROSE_DECIMALS) -> str:
-    """A number in a formula: as ``num`` writes it, infinity as ``\\infty``."""
-    return num(value, digits).replace("∞", r"\infty")
-
-
 def vector(values: Sequence[float] | np.ndarray, digits: int = PROSE_DECIMALS) -> str:
-    """Numbers in a formula as a bracketed row: ``[0.333, -0.5, -\\infty, 0]``."""
-    return "[" + ", ".join(tex_num(value, digits) for value in np.ravel(values)) + "]"
+    return "[" + ", ".join(num(value, digits) for value in np.ravel(values)) + "]"
 
 
 def dot_text(left: np.ndarray, right: np.ndarray, digits: int = PROSE_DECIMALS) -> str:
-    """``a·b`` written out term by term in a formula: ``1 \\times 0.5 + 0.2 \\times (-1) = 0.3``."""
+    """``a·b`` written out term by term: ``1×0.5 + 0.2×(-1) = 0.3``."""
     terms = " + ".join(
-        rf"{_operand(a)} \times {_operand(b)}"
-        for a, b in zip(np.ravel(left), np.ravel(right), strict=True)
+        f"{_operand(a)}×{_operand(b)}" for a, b in zip(np.ravel(left), np.ravel(right), strict=True)
     )
     return f"{terms} = {num(float(np.dot(np.ravel(left), np.ravel(right))), digits)}"
 
 
 def weighted_sum(weights: np.ndarray, vector_name: str) -> str:
-    """``w_0 V_0 + w_1 V_1 + ...`` in a formula: ``0.2 \\times V_0 + 0.8 \\times V_1``."""
-    return " + ".join(rf"{num(w)} \times {vector_name}_{{{j}}}" for j, w in enumerate(weights))
+    """``w_0 V_0 + w_1 V_1 + ...``, each row a formula: ``0.2 × $V_{0}$ + 0.8 × $V_{1}$``."""
+    return " + ".join(f"{num(w)} × ${vector_name}_{{{j}}}$" for j, w in enumerate(weights))
 
 
 def _operand(value: float) -> str:
-    text = tex_num(value)
+    text = num(value)
     return f"({text})" if text.startswith("-") else text
 
 

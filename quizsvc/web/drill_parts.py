@@ -11,7 +11,8 @@ from markupsafe import Markup
 
 from quizsvc.drills import Rounding, Step, Tensor, Variant, variant_conventions
 from quizsvc.grading import Tolerance
-from quizsvc.web.render import format_number, format_whole_percent, heatmap_svg, matrix_table
+from quizsvc.web.heatmap import heatmap_figure
+from quizsvc.web.render import format_number, format_whole_percent, matrix_table
 
 
 def tolerance_rule(tolerance: Tolerance) -> str:
@@ -144,7 +145,7 @@ def step_tables(step: Step, number: int, lang: str) -> list[Markup]:
 def attention_heatmap(heatmap: Tensor) -> Markup:
     """A drill's attention weights as the heatmap its page (and the instructor's preview)
     draws, with the text that says how to read it."""
-    return heatmap_svg(
+    return heatmap_figure(
         heatmap,
         label=gettext(
             "Attention weights %(name)s: one row per query, one column per "

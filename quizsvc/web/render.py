@@ -1,4 +1,4 @@
-"""Server-rendered views of numbers: matrix tables, answer grids, SVG heatmaps and charts.
+"""Server-rendered views of numbers: matrix tables and SVG charts (heatmaps: ``heatmap``).
 
 Everything returns `markupsafe.Markup` built with escaping, so labels from content can never
 inject markup.
@@ -85,86 +85,6 @@ def matrix_table(
         f"<table class='matrix'><caption>{name}</caption>"
         f"{thead}<tbody>{''.join(rows)}</tbody></table></div>"
     )
-
-
-def _heat_colour(weight: float) -> tuple[int, int, int]:
-    """White (0) to deep blue (1)."""
-    w = min(max(weight, 0.0), 1.0)
-    r, g, b = (round(255 - (255 - t) * w) for t in (33, 102, 172))
-    return r, g, b
-
-
-def _relative_luminance(rgb: tuple[int, int, int]) -> float:
-    """WCAG 2.1's relative luminance of an sRGB colour."""
-
-    def linear(channel: int) -> float:
-        c = channel / 255
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = map(linear, rgb)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-# Black or white, whichever contrasts more with the cell: at the colour where the two are equal
-# each has sqrt(21) = 4.58 : 1, so every cell's value reaches WCAG AA's 4.5 : 1 (with #111 in
-# place of black that point had 4.35 : 1, and white on mid-blue cells 2.4 : 1).
-_WHITE_INK_BELOW = (1.05 * 0.05) ** 0.5 - 0.05  # luminance where (1.05)/(L+.05) = (L+.05)/.05
-
-
-def _ink(fill: tuple[int, int, int]) -> str:
-    return "#fff" if _relative_luminance(fill) < _WHITE_INK_BELOW else "#000"
-
-
-def _values_text(tensor: Tensor) -> str:
-    """The numbers of a heatmap as text, row by row: what its picture shows, for a screen
-    reader (an image's children are not read)."""
-    return "; ".join(
-        f"{query}: "
-        + ", ".join(
-            f"{key} {format_number(float(v), 2)}"
-            for key, v in zip(tensor.col_labels, row, strict=True)
-        )
-        for query, row in zip(tensor.row_labels, tensor.values, strict=True)
-    )
-
-
-def heatmap_svg(tensor: Tensor, cell: int = 44, label: str = "") -> Markup:
-    """Attention weights as an SVG grid, one square per (query, key), with the value in it.
-
-    ``label`` is what a screen reader announces for the picture (its title); it should say
-    what the rows and columns are, in the page's language. Without one, the tensor's name.
-    """
-    label = label or tensor.name
-    alternative = f"{label} {_values_text(tensor)}"
-    rows, cols = tensor.shape
-    label_w, label_h = 70, 24
-    width, height = label_w + cols * cell, label_h + rows * cell
-    parts = [
-        f"<svg class='heatmap' xmlns='http://www.w3.org/2000/svg' width='{width}' "
-        f"height='{height}' viewBox='0 0 {width} {height}' role='img' "
-        f"aria-label='{escape(alternative)}'><title>{escape(label)}</title>"
-    ]
-    for c, key in enumerate(tensor.col_labels):
-        x = label_w + c * cell + cell / 2
-        parts.append(f"<text x='{x}' y='16' text-anchor='middle'>{escape(key)}</text>")
-    for r, query in enumerate(tensor.row_labels):
-        y = label_h + r * cell
-        baseline = y + cell / 2 + 5
-        parts.append(
-            f"<text x='{label_w - 6}' y='{baseline}' text-anchor='end'>{escape(query)}</text>"
-        )
-        for c in range(cols):
-            value = float(tensor.values[r, c])
-            x = label_w + c * cell
-            fill = _heat_colour(value)
-            parts.append(
-                f"<rect x='{x}' y='{y}' width='{cell}' height='{cell}' "
-                f"fill='rgb({fill[0]},{fill[1]},{fill[2]})' stroke='#ccc'/>"
-                f"<text x='{x + cell / 2}' y='{y + cell / 2 + 5}' text-anchor='middle' "
-                f"fill='{_ink(fill)}' font-size='12'>{escape(format_number(value, 2))}</text>"
-            )
-    parts.append("</svg>")
-    return Markup("".join(parts))
 
 
 CHART_FONT = 12  # px, the bar chart's labels and percentages

@@ -53,7 +53,7 @@ def test_projection_steps_show_the_inputs_and_a_worked_row() -> None:
     first = variant.solution[0]
     assert [t.name for t in first.tensors] == ["X'", "W_k"]
     x, w = given(variant, "X'"), given(variant, "W_k")
-    assert "K[0][0] = " in first.text["en"]
+    assert "$K[0][0]$ = " in first.text["en"]
     assert first.text["en"].count("K[0][") == 4  # each entry of row 0 written out
     close(variant.answer.values, x @ w)
 
@@ -64,8 +64,8 @@ def test_projection_writes_out_row_0_of_x_against_every_column() -> None:
     text = variant.solution[0].text
     assert "Row 0 (“我”):" in text["en"] and "第 0 行（“我”）" in text["zh"]
     for j in range(w.shape[1]):
-        line = next(ln for ln in text["en"].splitlines() if ln.startswith(f"- $Q[0][{j}] = "))
-        assert float(line.rstrip("$").rsplit("= ", 1)[1]) == pytest.approx(x[0] @ w[:, j], abs=5e-5)
+        line = next(ln for ln in text["en"].splitlines() if ln.startswith(f"- $Q[0][{j}]$ = "))
+        assert float(line.rsplit("= ", 1)[1]) == pytest.approx(x[0] @ w[:, j], abs=5e-5)
 
 
 def test_score_row_steps_hold_q_k_and_the_dot_products() -> None:
@@ -228,8 +228,8 @@ def test_cross_attention_output_shows_each_weighted_value_and_their_sum() -> Non
     terms = solution_tensor(variant, "A[j] × V_j")
     close(terms, weights[:, None] * v)
     close(terms.sum(axis=0), variant.answer.values[0])
-    written = " + ".join(rf"{round(w, 3):g} \times V_{{{j}}}" for j, w in enumerate(weights))
-    assert rf"$\operatorname{{CrossAttn}} = {written} = " in variant.solution[-1].text["en"]
+    written = " + ".join(f"{round(w, 3):g} × $V_{{{j}}}$" for j, w in enumerate(weights))
+    assert rf"$\operatorname{{CrossAttn}}$ = {written} = " in variant.solution[-1].text["en"]
 
 
 def test_cross_attention_shows_scores_and_weights_over_the_source() -> None:
@@ -269,11 +269,11 @@ def test_the_softmax_steps_write_e_to_the_score_and_the_weights_as_the_chapter_d
     exps, weights = np.exp(scores), np.exp(scores) / np.exp(scores).sum()
     rounded = ", ".join(f"{round(e, 3):g}" for e in exps)  # as the table beside it
     assert (
-        rf"$e^{{\text{{score}}}} = [{rounded}]$, summing to $\Sigma = {round(exps.sum(), 3):g}$"
+        rf"$e^{{\text{{score}}}}$ = [{rounded}], summing to $\Sigma = {round(exps.sum(), 3):g}$"
         in (variant.solution[0].text["en"])
     )
     three = ", ".join(f"{round(w, 3):g}" for w in weights)
-    assert variant.solution[1].text["en"].endswith(f"the weights add up to 1: $[{three}]$.")
+    assert variant.solution[1].text["en"].endswith(f"the weights add up to 1: [{three}].")
 
 
 @pytest.mark.parametrize("kind", sorted(DRILL_KINDS))

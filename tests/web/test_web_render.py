@@ -1,9 +1,8 @@
 """The server-rendered pictures and tables, read back as XML: every coordinate, colour and
 label below is worked out by hand from the layout constants the docstrings of the functions
-describe (heatmap: 70 px of row labels, 24 px of column labels; line chart: a frame 44 px from
-the left and 12 px from the other edges; bar chart: labels 0.65 em a character, twice that for
-a CJK one, in a column 10 px wider than the longest, then the track and 50 px for the
-percentage)."""
+describe (line chart: a frame 44 px from the left and 12 px from the other edges; bar chart:
+labels 0.65 em a character, twice that for a CJK one, in a column 10 px wider than the
+longest, then the track and 50 px for the percentage). Heatmaps: test_web_heatmap.py."""
 
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ from quizsvc.web.render import (
     chart_figure,
     format_number,
     format_whole_percent,
-    heatmap_svg,
     line_chart_svg,
     matrix_table,
     noted_matrix_table,
@@ -170,98 +168,6 @@ def test_labels_that_are_all_empty_draw_no_empty_strip():
     bare = ET.fromstring(str(matrix_table(Tensor("id", [[3.0]], ("",), ("",)))))
     assert bare.find("table/thead") is None
     assert [c.tag for c in bare.find("table/tbody/tr")] == ["td"]
-
-
-# --- heatmap --------------------------------------------------------------------------------
-
-
-def test_a_heatmap_is_a_grid_of_squares_with_the_weight_as_colour_and_text():
-    weights = [[0.0, 1.0, 0.1], [0.55, 0.56, 1.7]]
-    tensor = Tensor("weights", weights, ("q0", "q1"), ("k0", "k1", "k2"))
-    root = svg(heatmap_svg(tensor, label="rows: queries <i>"))
-    # 70 + 3 * 44 wide, 24 + 2 * 44 high
-    assert (root.get("width"), root.get("height")) == ("202", "112")
-    assert root.get("viewBox") == "0 0 202 112"
-    # what a screen reader announces (an image's own text is not read): the label, then each
-    # query's row of weights; the tooltip (title) is the label alone; escaped, read back
-    assert root.get("aria-label") == (
-        "rows: queries <i> q0: k0 0, k1 1, k2 0.1; q1: k0 0.55, k1 0.56, k2 1.7"
-    )
-    assert root.find(f"{SVG}title").text == "rows: queries <i>"
-
-    texts = children(root, "text")
-    column_labels = [(t.get("x"), t.get("y"), t.text) for t in texts[:3]]
-    assert column_labels == [("92.0", "16", "k0"), ("136.0", "16", "k1"), ("180.0", "16", "k2")]
-
-    rects = children(root, "rect")
-    assert [(r.get("x"), r.get("y")) for r in rects] == [
-        ("70", "24"), ("114", "24"), ("158", "24"),
-        ("70", "68"), ("114", "68"), ("158", "68"),
-    ]  # fmt: skip
-    assert {(r.get("width"), r.get("height")) for r in rects} == {("44", "44")}
-    # white at 0, (33, 102, 172) at 1; 0.1: 255 - 222 * 0.1 = 232.8, 255 - 153 * 0.1 = 239.7,
-    # 255 - 83 * 0.1 = 246.7; 0.55: 132.9, 170.85, 209.35; 0.56: 130.68, 169.32, 208.52;
-    # 1.7 is drawn as 1
-    assert [r.get("fill") for r in rects] == [
-        "rgb(255,255,255)", "rgb(33,102,172)", "rgb(233,240,247)",
-        "rgb(133,171,209)", "rgb(131,169,209)", "rgb(33,102,172)",
-    ]  # fmt: skip
-
-    row_labels = [t for t in texts if t.get("text-anchor") == "end"]
-    assert [(t.get("x"), t.get("y"), t.text) for t in row_labels] == [
-        ("64", "51.0", "q0"),  # baseline 24 + 44 / 2 + 5
-        ("64", "95.0", "q1"),
-    ]
-    values = [t for t in texts if t.get("font-size") == "12"]
-    # black ink, except on the darkest blue: white on (33, 102, 172) is 5.9 : 1, black 3.6 : 1;
-    # on the 0.55 and 0.56 blues white is only 2.4 : 1, black 8.8 : 1
-    assert [(t.get("x"), t.get("y"), t.text, t.get("fill")) for t in values] == [
-        ("92.0", "51.0", "0", "#000"),
-        ("136.0", "51.0", "1", "#fff"),
-        ("180.0", "51.0", "0.1", "#000"),
-        ("92.0", "95.0", "0.55", "#000"),
-        ("136.0", "95.0", "0.56", "#000"),
-        ("180.0", "95.0", "1.7", "#fff"),
-    ]
-
-
-def contrast(one: str, other: str) -> float:
-    """WCAG 2.1's contrast ratio of two colours written as "#rgb" or "rgb(r,g,b)"."""
-
-    def luminance(colour: str) -> float:
-        if colour.startswith("#"):
-            channels = [int(c * 2, 16) for c in colour[1:]]
-        else:
-            channels = [int(c) for c in colour[4:-1].split(",")]
-        srgb = [c / 255 for c in channels]
-        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in srgb)
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-    lighter, darker = sorted((luminance(one), luminance(other)), reverse=True)
-    return (lighter + 0.05) / (darker + 0.05)
-
-
-def test_contrast_is_computed_as_wcag_defines_it():
-    # the published figures: black on white 21 : 1, #777 on white 4.48 : 1
-    assert contrast("#000", "#fff") == pytest.approx(21)
-    assert contrast("#777", "#fff") == pytest.approx(4.48, abs=0.01)
-
-
-def test_every_heatmap_value_is_legible_on_its_square_at_wcag_aa():
-    weights = [[i / 100 for i in range(101)]]
-    root = svg(heatmap_svg(Tensor("w", weights, ("q",), tuple(f"k{i}" for i in range(101)))))
-    squares = [r.get("fill") for r in children(root, "rect")]
-    inks = [t.get("fill") for t in children(root, "text") if t.get("font-size") == "12"]
-    assert len(squares) == len(inks) == 101
-    ratios = [contrast(square, ink) for square, ink in zip(squares, inks, strict=True)]
-    # 4.5 : 1 for text of 12 px; where black and white would be equal, each has sqrt(21)
-    assert min(ratios) >= 4.5, min(ratios)
-
-
-def test_a_heatmap_without_a_label_is_announced_by_the_tensors_name():
-    root = svg(heatmap_svg(Tensor("A & B", [[1.0]], ("q",), ("k",)), cell=10))
-    assert root.get("aria-label") == "A & B q: k 1"
-    assert (root.get("width"), root.get("height")) == ("80", "34")
 
 
 # --- line chart -----------------------------------------------------------------------------
