@@ -10,7 +10,6 @@ failing the page.
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -56,28 +55,37 @@ def _render_math(self, tokens: Sequence[Token], idx: int, options, env) -> str:
     html = _formula(token.content, box is not None, bool(env.get("plain")))
     if box is not None:
         return f"<{box} class='math-display'>{html}</{box}>" + ("\n" if box == "div" else "")
-    trailing = token.meta.get("trailing")
-    if trailing and not env.get("plain"):
-        return f"<span class='math-inline'>{html}{escape(trailing, quote=False)}</span>"
-    return html + escape(trailing or "", quote=False)
+    leading, trailing = (escape(token.meta.get(end, ""), quote=False) for end in _ENDS)
+    if (leading or trailing) and not env.get("plain"):
+        return f"<span class='math-inline'>{leading}{html}{trailing}</span>"
+    return leading + html + trailing
 
 
-# A browser may break the line between a formula and the punctuation after it (a formula is one
-# box to it), leaving a lone "." or "，" at the start of a line: the punctuation goes into the
-# formula's box instead, which the stylesheet keeps on one line.
-_TRAILING_PUNCTUATION = re.compile(r"^[.,;:!?)\]」』”’。，、；：！？）】》]+")
+# A browser may break the line between a formula and the punctuation around it (a formula is
+# one box to it), leaving a lone "(" at the end of a line or "." at the start of one: that
+# punctuation goes into the formula's box instead, which the stylesheet keeps on one line.
+_ENDS = ("leading", "trailing")
+_OPENING_PUNCTUATION = re.compile(r"[(\[「『“‘（【《]+$")
+_CLOSING_PUNCTUATION = re.compile(r"^[.,;:!?)\]」』”’。，、；：！？）】》]+")
 
 
 def _keep_punctuation_with_formulas(state) -> None:
     for block in state.tokens:
         children = block.children or []
-        for token, following in itertools.pairwise(children):
-            if token.type != "math_inline" or following.type != "text":
+        neighbours = zip([None, *children], children, [*children[1:], None], strict=False)
+        for before, token, after in neighbours:
+            if token.type != "math_inline":
                 continue
-            match = _TRAILING_PUNCTUATION.match(following.content)
-            if match:
-                token.meta["trailing"] = match[0]
-                following.content = following.content[match.end() :]
+            if before is not None and before.type == "text":
+                match = _OPENING_PUNCTUATION.search(before.content)
+                if match:
+                    token.meta["leading"] = match[0]
+                    before.content = before.content[: match.start()]
+            if after is not None and after.type == "text":
+                match = _CLOSING_PUNCTUATION.match(after.content)
+                if match:
+                    token.meta["trailing"] = match[0]
+                    after.content = after.content[match.end() :]
 
 
 def _markdown() -> MarkdownIt:

@@ -13,6 +13,10 @@ from latex2mathml.converter import convert
 # references it puts in place of spaces
 _TEXT = re.compile(r"<mtext>(.*?)</mtext>", re.DOTALL)
 _BARE_AMPERSAND = re.compile(r"&(?!#?\w+;)")
+# latex2mathml sets \infty as an operator, spaced apart from the minus before it ("− ∞");
+# it is a quantity, set as an identifier as TeX and MathJax set it
+_INFINITY_OPERATOR = "<mo>&#x0221E;</mo>"
+_INFINITY = '<mi mathvariant="normal">&#x0221E;</mi>'
 
 
 def _escape_text(text: str) -> str:
@@ -54,6 +58,7 @@ def latex_to_mathml(tex: str, display: bool = False) -> str:
     except Exception as error:  # the converter raises its own exceptions and plain ones
         raise FormulaError(tex, _reason(error)) from error
     converted = _TEXT.sub(lambda m: f"<mtext>{_escape_text(m[1])}</mtext>", converted)
+    converted = converted.replace(_INFINITY_OPERATOR, _INFINITY)
     start = converted.index(">") + 1  # past the opening <math ...>
     end = converted.rindex("</math>")
     annotation = f'<annotation encoding="application/x-tex">{escape(tex, quote=False)}</annotation>'

@@ -12,7 +12,7 @@ from markupsafe import Markup
 from engine.chapter import Erratum, errata
 from quizsvc.bank.mathml import latex_to_mathml
 from quizsvc.drills import Tensor
-from quizsvc.web.heatmap import heatmap_figure
+from quizsvc.web.heatmap import heatmap_svg
 from quizsvc.web.render import noted_matrix_table
 from quizsvc.worked_example import Heatmap, Matrix, Source, Step, erratum_label, shape_text
 from quizsvc.worked_example import worked_example_parts as parts_of_the_example
@@ -67,7 +67,8 @@ def _matrix(matrix: Matrix, heading: str, misprints: list[ErratumItem]) -> dict:
     cell = 56 if matrix.heatmap is Heatmap.PROBABILITIES else 44  # room for "<pad>" above
     return {
         "table": noted_matrix_table(tensor, shape_text(matrix.shape), region, notes),
-        "heatmap": heatmap_figure(tensor, _heatmap_description(matrix, name), cell=cell)
+        # the table beside it gives its numbers: the picture names them too, for a screen reader
+        "heatmap": heatmap_svg(tensor, cell=cell, label=_heatmap_description(matrix, name))
         if matrix.heatmap
         else None,
         "errata": shown,

@@ -49,3 +49,11 @@ def test_latex_the_converter_cannot_read_is_a_value_error():
     for tex in (r"\left( x", "x^", r"\begin{cases} a"):  # no \right, no exponent, no \end
         with pytest.raises(ValueError, match="LaTeX"):
             latex_to_mathml(tex)
+
+
+def test_infinity_is_an_identifier_next_to_its_minus():
+    # an operator would be spaced apart from the minus: "− ∞"
+    math = ElementTree.fromstring(latex_to_mathml(r"-\infty"))
+    minus, infinity = math.find(f"{MATHML}semantics/{MATHML}mrow/{MATHML}mrow")
+    assert (minus.tag, minus.text) == (f"{MATHML}mo", "\u2212")
+    assert (infinity.tag, infinity.text) == (f"{MATHML}mi", "∞")

@@ -167,8 +167,11 @@ def test_a_new_variant_does_not_contain_its_real_answer(question_id, api_for, se
 
 
 def strings(value: object) -> list[str]:
-    """Every string in a JSON value, keys included, also with HTML entities decoded."""
+    """Every string in a JSON value, keys included, also with HTML entities decoded; HTML
+    without its elements' names (a formula's MathML has a <semantics> element, which is no
+    rubric phrase), every attribute and text kept."""
     if isinstance(value, str):
+        value = re.sub(r"</?[A-Za-z][\w-]*", "<", value)
         return [value, html.unescape(value)]
     if isinstance(value, dict):
         return [s for k, v in value.items() for s in (k, *strings(v))]

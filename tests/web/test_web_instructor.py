@@ -1289,13 +1289,14 @@ def test_the_content_page_shows_prompts_as_plain_text_not_markdown(app, browser_
     def prompt(question_id: str) -> str:
         return re.search(excerpt.format(question_id), page, re.S).group(1)
 
-    # the emphasis and code marks are gone; the text's own "<b>" and "&" stay text
+    # the emphasis and code marks are gone, a formula shows as its LaTeX; the text's own "<b>"
+    # and "&" stay text
     assert prompt("qkv-origin") == (
         "Where are Q, K and V computed from? &lt;b&gt;x&lt;/b&gt; &amp; y"
     )
     assert prompt("drill-softmax-row") == (  # cut after 160 characters
-        "Apply the softmax (e^x / Σe^x) to the given row of scaled scores and write down "
-        "the row of attention weights. Keep intermediate results (e^x and their sum) to …"
+        r"Apply the softmax (\operatorname{softmax}(x)_j = e^{x_j} / \sum_k e^{x_k}) to the given "
+        "row of scaled scores and write down the row of attention weights. Keep …"
     )
 
 

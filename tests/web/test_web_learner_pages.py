@@ -14,6 +14,7 @@ from sqlalchemy import event
 from web_helpers import ENGLISH_WHEN, PASSWORD, reading, start, user_id
 
 from quizsvc import practice
+from quizsvc.bank import render_markdown
 from quizsvc.web.context import load_content
 
 CHAPTER_URL = "/chapters/transformer-by-hand"
@@ -515,13 +516,15 @@ def test_an_answered_choice_shows_every_option_with_the_choice_and_the_key(app, 
     question = app.extensions["quizsvc"].bank.questions[QKV]
     options = re.findall(r'<li data-choice="(\w+)"([^>]*)>(.*?)</li>', section, re.S)
     assert [choice for choice, _, _ in options] == [c.id for c in question.choices]
-    for (choice, attributes, body), authored in zip(options, question.choices, strict=True):
-        assert text_of(body).startswith(f"{choice}. {authored.text.en}"), choice
+    # a choice's text as rendered (B's formulas are MathML)
+    shown = [text_of(render_markdown(c.text.en, inline=True)) for c in question.choices]
+    for (choice, attributes, body), text in zip(options, shown, strict=True):
+        assert text_of(body).startswith(f"{choice}. {text}"), choice
         assert ('data-chosen="true"' in attributes) == (choice == "A")
         assert ('data-key="true"' in attributes) == (choice == "B")
     marked = {
-        choice: text_of(body).rsplit(authored.text.en, 1)[1].strip()
-        for (choice, _, body), authored in zip(options, question.choices, strict=True)
+        choice: text_of(body).rsplit(text, 1)[1].strip()
+        for (choice, _, body), text in zip(options, shown, strict=True)
     }
     assert marked == {"A": "Your answer", "B": "Correct answer", "C": "", "D": ""}
 
@@ -534,20 +537,26 @@ def test_a_heatmap_says_what_its_rows_and_columns_are_in_the_page_language(brows
     variant_id = start(alice, "drill-softmax-row")
     solve(alice, sessions, "alice", variant_id)
     page = alice.get(f"/variants/{variant_id}").text
-    label = first(r"<svg class='heatmap'[^>]*aria-label='([^']*)'", page)
+    # the picture is hidden from screen readers; the table after it says what it shows
+    assert first(r"<svg class='heatmap'[^>]*?( aria-hidden='true')", page)
+    table = first(r"<div class='hm-table'><table>(.*?)</table></div>", page)
+    caption = first(r"<caption>([^<]*)</caption>", table)
     title = first(r"<svg class='heatmap'.*?<title>([^<]*)</title>", page)
+    assert caption == title
     assert title.startswith("Attention weights A: one row per query, one column per key")
-    # the picture's text alternative: its title, then its one row of softmax weights, each
-    # key with its weight to two decimals (the three add up to 1, less their rounding)
-    values = re.fullmatch(
-        re.escape(title) + r" weight: 我 (0\.\d+), 爱 (0\.\d+), 你 (0\.\d+)", label
+    # its one row of softmax weights, each key with its weight to two decimals (the three add
+    # up to 1, less their rounding)
+    assert re.findall(r"<th scope='col'[^>]*>([^<]*)</th>", table) == ["我", "爱", "你"]
+    values = re.search(
+        r"<tr><th scope='row'>weight</th><td>(0\.\d+)</td><td>(0\.\d+)</td><td>(0\.\d+)</td></tr>",
+        table,
     )
-    assert values, label
+    assert values, table
     assert abs(sum(map(float, values.groups())) - 1) <= 0.015
     alice.post("/lang/zh")
     page = alice.get(f"/variants/{variant_id}").text
-    label = first(r"<svg class='heatmap'[^>]*aria-label='([^']*)'", page)
-    assert label.startswith("注意力权重 A：每行是一个查询（query），每列是一个键（key）")
+    caption = first(r"<div class='hm-table'><table><caption>([^<]*)</caption>", page)
+    assert caption.startswith("注意力权重 A：每行是一个查询（query），每列是一个键（key）")
 
 
 def test_the_language_toggle_says_which_language_it_is_in(browser_for):

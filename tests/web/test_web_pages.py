@@ -415,7 +415,8 @@ def test_a_drill_answered_wrong_then_right(browser_for, sessions):
     heatmap = re.search(r"<svg class='heatmap'.*?</svg>", page, re.S)
     assert heatmap, "softmax_row has a heatmap"
     rows, cols = variant.heatmap.shape
-    assert heatmap.group(0).count("<rect ") == rows * cols
+    # a square per weight (a title in each), then the legend's five steps
+    assert heatmap.group(0).count("<rect ") == rows * cols + 5
     for v in variant.heatmap.values.ravel():
         assert f">{format_number(v, 2)}</text>" in heatmap.group(0)
     assert 'id="new-variant"' in page

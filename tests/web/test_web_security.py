@@ -17,7 +17,13 @@ from werkzeug.exceptions import NotFound
 from werkzeug.routing import IntegerConverter
 
 from quizsvc import practice, store
-from quizsvc.bank import DrillQuestion, OpenQuestion, SingleChoiceQuestion, public_question
+from quizsvc.bank import (
+    DrillQuestion,
+    OpenQuestion,
+    SingleChoiceQuestion,
+    public_question,
+    render_markdown,
+)
 from quizsvc.web import create_app
 from quizsvc.web.catalogs import po_path, read_catalog
 from quizsvc.web.render import format_number
@@ -747,6 +753,16 @@ def test_no_drill_page_shows_the_answer_before_the_variant_is_finished(app, brow
     assert sum(checked.values()) >= 100
 
 
+def as_shown(markdown: str) -> str:
+    """A Markdown text as a page shows it: rendered, its tags left out (a formula as its
+    MathML's text), whitespace normalised."""
+    return visible_text(render_markdown(markdown))
+
+
+def visible_text(page_html: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page_html)).split())
+
+
 def fragments(text: str) -> list[str]:
     """The sentences of a text, whitespace-normalised, long enough to be telling."""
     parts = re.split(r"(?<=[。！？；：])|(?<=[.!?;:])\s|\n+", text)
@@ -791,8 +807,10 @@ def chapter_secrets(app, lang: str) -> dict[str, list[str]]:
             case SingleChoiceQuestion():
                 explanation = getattr(question.explanation, lang)
                 found += [" ".join(explanation.split())[:30], *fragments(explanation)]
+                found += fragments(as_shown(explanation))
             case OpenQuestion():
                 found += fragments(getattr(question.reference_answer, lang))
+                found += fragments(as_shown(getattr(question.reference_answer, lang)))
                 for point in question.rubric:
                     found += [getattr(point.description, lang)]
                     found += [*point.phrases.zh, *point.phrases.en]
@@ -801,7 +819,11 @@ def chapter_secrets(app, lang: str) -> dict[str, list[str]]:
 
 
 def page_text(page_html: str) -> str:
-    return " ".join(html.unescape(page_html).split()).casefold()
+    """The page as searched for a secret: its markup with its elements' names left out (a
+    formula's MathML has a <semantics> element, which is no rubric phrase), every attribute
+    and text kept."""
+    unnamed = re.sub(r"</?[A-Za-z][\w-]*", "<", page_html)
+    return " ".join(html.unescape(unnamed).split()).casefold()
 
 
 def question_sections(page_html: str) -> dict[str, str]:
@@ -820,11 +842,13 @@ def test_the_chapter_page_shows_no_key_before_answering(app, browser_for, lang):
     page = alice.get(CHAPTER_URL)
     assert page.status_code == 200
     text = page_text(page.text)
+    visible = visible_text(page.text).casefold()
     secrets = chapter_secrets(app, lang)
     assert all(secrets.values()), secrets  # every question has something to check
     for question_id, strings in secrets.items():
         for secret in strings:
             assert secret.casefold() not in text, (question_id, secret)
+            assert secret.casefold() not in visible, (question_id, secret)
     for marker in ("correct-choice", "data-correct", "checked", "explanation", "reference"):
         assert marker not in page.text, marker
     for label in KEY_LABELS[lang]:
@@ -853,10 +877,10 @@ def test_the_chapter_page_shows_no_key_before_answering(app, browser_for, lang):
         form = {"choice": "A"} if isinstance(question, SingleChoiceQuestion) else {"text": "?"}
         response = alice.post(f"{CHAPTER_URL}/questions/{question.id}", form)
         assert response.status_code == 302
-    text = page_text(alice.get(CHAPTER_URL).text)
+    text = visible_text(alice.get(CHAPTER_URL).text).casefold()
     for question in quiz_questions(app):
         if isinstance(question, SingleChoiceQuestion):
-            explanation = fragments(getattr(question.explanation, lang))
+            explanation = fragments(as_shown(getattr(question.explanation, lang)))
         else:
-            explanation = fragments(getattr(question.reference_answer, lang))
+            explanation = fragments(as_shown(getattr(question.reference_answer, lang)))
         assert all(s.casefold() in text for s in explanation), question.id
