@@ -210,3 +210,60 @@ def test_a_reviewers_comment_keeps_its_line_breaks_and_the_score_shows_as_typed(
     entry = page.locator("li[data-review]")
     expect(entry).to_contain_text(": 75%")
     assert line_count(entry.locator("q.review-comment")) == 2
+
+
+# every <text> of each heatmap outside its viewBox, and the squares' drawn sizes in CSS px
+HEATMAP_LAYOUT = """() => [...document.querySelectorAll("svg.heatmap")].map(svg => {
+    const box = svg.viewBox.baseVal;
+    const outside = [...svg.querySelectorAll("text")]
+        .map(text => [text.textContent, text.getBBox()])
+        .filter(([, b]) => b.x < 0 || b.x + b.width > box.width || b.y < 0
+                           || b.y + b.height > box.height)
+        .map(([label]) => label);
+    const squares = [...svg.querySelectorAll(":scope > rect")].map(r => r.getBoundingClientRect());
+    const picture = svg.getBoundingClientRect();
+    return {outside, left: picture.left, right: picture.right,
+            smallest: Math.min(...squares.map(r => Math.min(r.width, r.height))),
+            scale: picture.width / box.width};
+})"""
+HEATMAP_DRILLS = ("drill-softmax-row", "drill-masked-row", "drill-cross-attention-row")
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_heatmap_fits_the_screen_with_its_labels_legend_and_a_table(page, worked, width):
+    page.set_viewport_size({"width": width, "height": 844 if width == 390 else 800})
+    login(page, worked["student"])
+    for language in ("en", "zh"):
+        choose_language(page, language)
+        for drill in HEATMAP_DRILLS:
+            page.goto(f"/variants/{worked['variants'][drill]}")
+            (heatmap,) = page.evaluate(HEATMAP_LAYOUT)
+            assert heatmap["outside"] == [], (drill, language)
+            assert heatmap["left"] >= 0 and heatmap["right"] <= width, (drill, heatmap)
+            # a square is drawn at least 32 px, or the picture is scaled down to its box
+            assert heatmap["smallest"] >= 32 or heatmap["scale"] < 1, (drill, heatmap)
+            if width == 1280:
+                assert heatmap["smallest"] >= 32, (drill, heatmap)
+            assert page_width(page) <= width, (drill, language)
+            figure = page.locator("figure.hm")
+            expect(figure.locator("svg.heatmap g.hm-legend rect")).to_have_count(5)
+            # the numbers as a table, for screen readers: in the accessibility tree, not in view
+            expect(figure.get_by_role("table")).to_have_count(1)
+            assert figure.locator(".hm-table").bounding_box()["width"] <= 1
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_formulas_of_a_drill_are_drawn_as_mathml(page, worked, width):
+    page.set_viewport_size({"width": width, "height": 844 if width == 390 else 800})
+    login(page, worked["student"])
+    choose_language(page, "en")
+    page.goto(f"/variants/{worked['variants']['drill-score-row']}")
+    task = page.locator(".task")
+    # q K^T / sqrt(d_k) and sqrt(d_k): drawn by the browser, a root sign over d_k, each
+    # formula's LaTeX kept as its text alternative
+    roots = task.locator("math msqrt")
+    expect(roots).to_have_count(2)
+    assert all(roots.nth(i).bounding_box()["width"] > 10 for i in range(2))
+    alternatives = task.locator("math").evaluate_all("ms => ms.map(m => m.getAttribute('alttext'))")
+    assert r"q K^\top / \sqrt{d_k}" in alternatives
+    assert page_width(page) <= width

@@ -86,8 +86,8 @@ def test_the_pe_formula_is_stated_once_in_the_task() -> None:
     task = next(q for q in drill_questions() if q["kind"] == "embedding_positional")["prompt"]
     variant = generate_variant("embedding_positional", 1)
     for lang in ("zh", "en"):
-        angle = r"\mathit{pos} / 10000^{2i/d_{\text{model}}}"
-        assert rf"$PE_{{(\mathit{{pos}},\,2i)}} = \sin\left({angle}\right)$" in task[lang]
+        angle = r"\frac{\mathit{pos}}{10000^{2i/d_{\text{model}}}}"
+        assert rf"$$PE_{{(\mathit{{pos}},\,2i)}} = \sin\left({angle}\right)$$" in task[lang]
         assert "sin" not in variant.prompt[lang] and "cos" not in variant.prompt[lang]
     assert "$X'_{2} = E[2] + PE(2)$（1×4）" in variant.prompt["zh"]  # what the variant asks
 
