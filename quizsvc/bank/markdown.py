@@ -45,7 +45,9 @@ def _formula(tex: str, display: bool, plain: bool) -> str:
 
 # A display formula comes in a box of its own, which the stylesheet sets as a block that
 # scrolls sideways where the formula is wider than the page: a span where it stands inside a
-# paragraph ($$...$$ in a sentence), a div where it stands on lines of its own.
+# paragraph ($$...$$ in a sentence), a div where it stands on lines of its own. The box is a
+# keyboard stop, so that it can be scrolled without a mouse; the pages' scroll.js takes it out
+# of the Tab order where the formula fits.
 _DISPLAY_BOXES = {"math_inline_double": "span", "math_block": "div"}
 
 
@@ -54,7 +56,8 @@ def _render_math(self, tokens: Sequence[Token], idx: int, options, env) -> str:
     box = _DISPLAY_BOXES.get(token.type)
     html = _formula(token.content, box is not None, bool(env.get("plain")))
     if box is not None:
-        return f"<{box} class='math-display'>{html}</{box}>" + ("\n" if box == "div" else "")
+        opening = f"<{box} class='math-display' tabindex='0'>"
+        return f"{opening}{html}</{box}>" + ("\n" if box == "div" else "")
     leading, trailing = (escape(token.meta.get(end, ""), quote=False) for end in _ENDS)
     if (leading or trailing) and not env.get("plain"):
         return f"<span class='math-inline'>{leading}{html}{trailing}</span>"

@@ -45,14 +45,16 @@ def test_a_formula_on_lines_of_its_own_is_a_display_block() -> None:
     (math,) = formulas(html)
     assert math.get("display") == "block" and math.get("alttext") == r"\operatorname{softmax}(x)"
     # a box of its own between the paragraphs, which the stylesheet lets scroll sideways
-    assert re.search(r"</p>\n<div class='math-display'><math .*</math></div>\n<p>Done", html)
+    # (a keyboard stop, for when it scrolls)
+    box = r"<div class='math-display' tabindex='0'><math .*</math></div>"
+    assert re.search(rf"</p>\n{box}\n<p>Done", html)
 
 
 def test_double_dollars_in_a_sentence_set_the_formula_as_a_block_inside_the_paragraph() -> None:
     html = render_markdown("so $$a = b$$ holds")
     (math,) = formulas(html)
     assert math.get("display") == "block"
-    box = r"<span class='math-display'><math .*</math></span>"
+    box = r"<span class='math-display' tabindex='0'><math .*</math></span>"
     assert re.fullmatch(rf"<p>so {box} holds</p>\n", html)
 
 
