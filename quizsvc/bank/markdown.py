@@ -169,8 +169,9 @@ def _inline_text(token: Token) -> str:
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append("\n")
-        elif child.type == "math_inline":
-            parts.append(f"${child.content.strip()}$")
+        elif child.type == "math_inline":  # with the punctuation kept beside it
+            leading, trailing = (child.meta.get(end, "") for end in _ENDS)
+            parts.append(f"{leading}${child.content.strip()}${trailing}")
         elif child.type == "math_inline_double":
             parts.append(f"$${child.content.strip()}$$")
         elif child.type == "image":

@@ -10,7 +10,13 @@ from xml.etree import ElementTree
 
 import pytest
 
-from quizsvc.bank import ContentError, ContentProblem, markdown_plain_text, render_markdown
+from quizsvc.bank import (
+    ContentError,
+    ContentProblem,
+    markdown_plain_text,
+    markdown_text,
+    render_markdown,
+)
 from quizsvc.bank.markdown import formula_problems
 
 MATHML = "{http://www.w3.org/1998/Math/MathML}"
@@ -172,3 +178,10 @@ def test_a_bad_formula_in_a_chapter_intro_is_reported(content_errors: Errors):
     chapter = "id: ch\norder: 1\ntitle: {zh: 章, en: Chapter}\nintro: {zh: 好 $x$, en: bad $x^$}\n"
     errors = content_errors({"ch/chapter.yaml": chapter, "ch/q.yaml": QUESTION})
     assert [bad_formula(e) for e in errors] == [("ch/chapter.yaml", "intro.en", 4, "x^")]
+
+
+def test_plain_text_keeps_each_formula_as_its_latex_with_its_punctuation():
+    source = "A token ($x_0$), then $\\sqrt{d_k}$. Both:\n\n$$\nq K^\\top\n$$\n\n- item $$a$$ here"
+    assert markdown_text(source) == (
+        "A token ($x_0$), then $\\sqrt{d_k}$. Both:\n\n$$q K^\\top$$\n\n- item $$a$$ here"
+    )

@@ -212,7 +212,7 @@ def test_teacher_forcing_labels_each_row_by_its_position_and_the_token_it_predic
         assert per_position["-ln p"].col_labels == labels
         position = variant.params["position"]
         assert variant.answer.row_labels == ("Loss" if position is None else labels[position],)
-        assert "pos t → w" in variant.prompt["en"] and "位置 t → w" in variant.prompt["zh"]
+        assert "pos $t$ → $w$" in variant.prompt["en"] and "位置 $t$ → $w$" in variant.prompt["zh"]
 
 
 def test_teacher_forcing_mean_loss_by_hand_example() -> None:

@@ -41,7 +41,8 @@ def test_add_norm_declares_the_engine_s_layer_norm_eps_and_its_prompt_states_it(
     )
     variant = generate_variant("add_norm", 0)
     assert variant_conventions(variant).eps == engine_eps == 1e-5
-    assert "ε = 0.00001" in variant.prompt["en"] and "ε = 0.00001" in variant.prompt["zh"]
+    stated = "$\\varepsilon = 0.00001$"
+    assert stated in variant.prompt["en"] and stated in variant.prompt["zh"]
     others = {kind for kind in DRILL_KINDS if variant_conventions(generate_variant(kind, 0)).eps}
     assert others == {"add_norm"}
 

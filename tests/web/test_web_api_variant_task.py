@@ -74,9 +74,10 @@ def test_the_task_comes_with_the_variant_in_the_language_asked_for(
     authored = authored_prompt(content_dir, "drill-score-row", lang)
     task = variant["task"]
     assert task["markdown"] == authored
-    assert "<code>q · K^T / √d_k</code>" in task["html"]
-    # the plain text: the formula without its backticks, the rounding as authored
-    assert "`" not in task["text"] and "q · K^T / √d_k" in task["text"]
+    # the formula drawn as MathML, its LaTeX kept as the text alternative
+    assert "<math " in task["html"] and 'alttext="q K^\\top / \\sqrt{d_k}"' in task["html"]
+    # the plain text: the formula as its LaTeX between dollars, the rounding as authored
+    assert "$q K^\\top / \\sqrt{d_k}$" in task["text"]
     rounding_words = "答案保留两位小数" if lang == "zh" else "Round to two decimals."
     assert rounding_words in task["text"]
     # the variant's own numbers, in the same language
@@ -116,8 +117,9 @@ def test_masked_weights_say_a_masked_cell_is_0_to_three_decimals(alice):
 def test_add_and_norm_gives_layer_norm_s_eps(alice):
     variant = parsed(alice.post("/api/drills/drill-add-norm/variants?lang=en"))
     assert variant["eps"] == 1e-05
-    assert "ε = 0.00001" in variant["prompt"]["text"]  # as the variant's own text writes it
-    assert "√(σ² + ε)" in variant["task"]["text"]
+    # as the variant's own text writes it
+    assert "$\\varepsilon = 0.00001$" in variant["prompt"]["text"]
+    assert "$\\sqrt{\\sigma^2 + \\varepsilon}$" in variant["task"]["text"]
     assert variant["tolerance"] == {"atol": 0.02, "rtol": 0.0}
 
 
@@ -235,7 +237,7 @@ def test_each_drill_s_page_shows_what_its_json_says(browser_for, content_dir):
         else:
             assert "masked cell" not in rules
         if variant["eps"] is not None:
-            assert f"ε = {variant['eps']:.5f}" in page
+            assert f'alttext="\\varepsilon = {variant["eps"]:.5f}"' in page
         tolerance = variant["tolerance"]
         assert tolerance["rtol"] == 0
         atol = f"{tolerance['atol']:g}"
