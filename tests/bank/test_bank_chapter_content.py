@@ -290,7 +290,7 @@ def test_the_formulas_of_prompts_choices_and_explanations_are_latex(bank: Bank) 
             if location == ("reference_answer",):
                 continue  # the chapter's model answer, whose words the rubric's phrases match
             for lang in ("zh", "en"):
-                prose = re.sub(r"\$[^$]+\$", "", getattr(text, lang))
+                prose = re.sub(r"\$\$.+?\$\$|\$[^$]+\$", "", getattr(text, lang), flags=re.S)
                 assert not CODE_FORMULA.findall(prose), (question.id, location, lang, prose)
                 prose = re.sub(r"`[^`]*`", "", prose)
                 assert not PLAIN_NOTATION.findall(prose), (question.id, location, lang, prose)
