@@ -114,7 +114,7 @@ def test_a_known_mistake_is_named_beside_its_cell_and_a_far_value_is_said_to_be(
 ):
     alice = browser_for("alice")
     alice.post("/lang/en")
-    variant_id, raw, expected = submit_mixed(alice, sessions)
+    variant_id, _raw, expected = submit_mixed(alice, sessions)
 
     page = alice.get(f"/variants/{variant_id}").text
     cells = inputs(page)
@@ -220,7 +220,9 @@ def test_what_an_attempt_may_score_is_said_beside_the_submit_button(browser_for,
     wrong = {"cell-0-0": "9", "cell-0-1": "9", "cell-0-2": "9"}
     alice.post(f"/variants/{variant_id}/submissions", wrong)
     page = alice.get(f"/variants/{variant_id}").text
-    assert attempt_cost(page) == "This attempt can score at most 90%; each retry takes 10% more off."
+    assert attempt_cost(page) == (
+        "This attempt can score at most 90%; each retry takes 10% more off."
+    )
     alice.post(f"/variants/{variant_id}/submissions", wrong | {"cell-0-0": "8"})
     alice.post("/lang/zh")
     page = alice.get(f"/variants/{variant_id}").text
@@ -259,9 +261,7 @@ def api(browser_for):
     return lambda path, body=None: client.post(path, json=body, headers=headers)
 
 
-def test_the_api_sends_each_wrong_cell_s_diagnosis_in_the_request_s_language(
-    browser_for, sessions
-):
+def test_the_api_sends_each_wrong_cell_s_diagnosis_in_the_request_s_language(browser_for, sessions):
     post = api(browser_for)
     variant_id = post("/api/drills/drill-score-row/variants").json["id"]
     raw, expected = unscaled_answer(sessions, variant_id)
