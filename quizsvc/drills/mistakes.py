@@ -97,6 +97,12 @@ class CellDiagnosis:
     off_by: float
     distance: Distance
 
+    @property
+    def named(self) -> tuple[str, ...]:
+        """The codes a page names: a rounding matter only when no other mistake explains the
+        cell (a value that a mistake's answer gives says more than one near the right)."""
+        return tuple(code for code in self.codes if code != "rounded_early") or self.codes
+
 
 def _given(variant: Variant, name: str) -> Array:
     return next(tensor.values for tensor in variant.given if tensor.name == name)

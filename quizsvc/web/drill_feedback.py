@@ -71,7 +71,7 @@ def cell_notes(
             cell.row,
             cell.col,
             names[cell.row][cell.col],
-            tuple(mistake_message(code) for code in cell.codes)
+            tuple(mistake_message(code) for code in cell.named)
             or (distance_message(cell.distance),),
             bool(cell.codes),
         )

@@ -12,6 +12,7 @@ from quizsvc.drills.mistakes import (
     DISTANCE_MESSAGES,
     MISTAKES,
     ROUNDING_TOLERANCES,
+    CellDiagnosis,
     Distance,
     diagnose,
     distance,
@@ -161,3 +162,12 @@ def test_every_distance_has_a_message() -> None:
     assert set(DISTANCE_MESSAGES) == set(Distance)
     for message in DISTANCE_MESSAGES.values():
         assert message.endswith(".") and message[0].isupper(), message
+
+
+def test_a_page_names_rounding_only_when_no_other_mistake_explains_the_cell() -> None:
+    def cell(*codes: str) -> CellDiagnosis:
+        return CellDiagnosis(0, 0, codes, 0.05, Distance.JUST_OUTSIDE)
+
+    assert cell("no_scaling", "rounded_early").named == ("no_scaling",)
+    assert cell("rounded_early").named == ("rounded_early",)
+    assert cell().named == ()
