@@ -39,8 +39,8 @@ FAR_TOLERANCES = 10.0
 
 class Distance(StrEnum):
     """How far a wrong cell is off, coarsely enough to say while attempts remain (it gives
-    neither the right value nor its interval away): within ``ROUNDING_TOLERANCES`` of the
-    tolerance, within ``FAR_TOLERANCES`` of it, or farther; an infinity where a finite
+    neither the right value nor its interval away): at most ``ROUNDING_TOLERANCES`` times
+    the tolerance off, at most ``FAR_TOLERANCES`` times, or more; an infinity where a finite
     number belongs; anything else where an infinity belongs; any other value where only the
     exact one counts (a token id)."""
 
