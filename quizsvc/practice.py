@@ -168,6 +168,15 @@ def submit_drill(
     )
 
 
+def submission_diagnosis(
+    state: DrillState, submission: store.SubmissionResult
+) -> tuple[CellDiagnosis, ...]:
+    """A recorded submission's wrong cells with the known mistakes that explain them and how
+    far off they are, recomputed from the variant and the values the submission was graded
+    on (stored as JSON, infinities as "inf" and "-inf")."""
+    return diagnose(state.variant, submission.parsed_value)
+
+
 @dataclass(frozen=True)
 class Recommendation:
     """The drill to practise next and why: its skill's ``mastery``, or None when the skill

@@ -2,15 +2,17 @@
 
 The app is served on a free loopback port from a throw-away SQLite database holding a demo
 student who has done some of the work (drills mastered, one in progress, a chapter question
-or two answered, a drill answered wrongly once). Debian's Chromium, driven by Playwright as
-the browser tests drive it, logs in as that student and photographs each page at a phone's
-size (390 x 844) and a laptop's (1280 x 800), in Chinese and in English:
+or two answered, a drill answered wrongly once, partly by a known mistake). Debian's
+Chromium, driven by Playwright as the browser tests drive it, logs in as that student and
+photographs each page at a phone's size (390 x 844) and a laptop's (1280 x 800), in Chinese
+and in English:
 
     screenshots/<page>-<phone|desktop>-<zh|en>.png
 
 and refreshes the two pictures the README shows (docs/img/drill-desktop-en.png, the drill
-with its feedback on a laptop; docs/img/grid-phone-zh.png, the answer grid on a phone).
-Chinese needs a CJK font installed (Debian: fonts-noto-cjk), or it renders as boxes.
+with its feedback on a laptop, each wrong cell's note under the grid;
+docs/img/grid-phone-zh.png, the answer grid on a phone). Chinese needs a CJK font installed
+(Debian: fonts-noto-cjk), or it renders as boxes.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 
 from quizsvc import practice, store
 from quizsvc.bank import DrillQuestion
+from quizsvc.drills.mistakes import MISTAKES
 from quizsvc.store import migrate
 from quizsvc.web import create_app
 
@@ -45,6 +48,9 @@ CHAPTER = "/chapters/transformer-by-hand"
 MASTERED = ("drill-embedding-positional", "drill-projection", "drill-softmax-row")
 IN_PROGRESS = "drill-score-row"  # one wrong attempt, attempts left
 WITH_FEEDBACK = "drill-multi-head"  # the drill photographed after a wrong attempt
+# its first row worked out with K for V (the notes name the mistake), one cell of its last
+# row 1 off (the notes say how far)
+FEEDBACK_MISTAKE = "k_for_v"
 WITH_INFINITY = "minus-infinity"  # a key of the variants: a drill whose answer holds -inf
 SEED = 7  # the same numbers on every run
 
@@ -111,6 +117,11 @@ def demo_work(app, url: str) -> dict[str, int]:
                 answer = practice.drill_state(session, learner, issued.id).variant.answer.values
                 if question_id in MASTERED:
                     rows, decimals = answer, 4
+                elif question_id == WITH_FEEDBACK:
+                    variant = practice.drill_state(session, learner, issued.id).variant
+                    rows, decimals = answer.copy(), 2
+                    rows[0] = MISTAKES[FEEDBACK_MISTAKE].answers(variant)[0][0]
+                    rows[-1, 1] += 1
                 else:  # the first row off by one: wrong cells, the rest right
                     rows, decimals = answer.copy(), 2  # two decimals, as the drills ask
                     rows[0] += 1

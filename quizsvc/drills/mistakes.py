@@ -4,12 +4,13 @@ answer.
 Each ``Mistake`` recomputes, from a variant's given tensors and with the engine's own
 layers, the answer a learner who makes that mistake would give.  ``diagnose`` grades a
 submitted answer and names, for every wrong cell, the mistakes whose answer lies within the
-cell's tolerance of what was submitted, with how far the cell is off.  Nothing is stored:
-the diagnosis is recomputed from the stored variant.
+cell's tolerance of what was submitted, with how far the cell is off (``off_by``, and as a
+coarse ``Distance`` a page can say without giving the answer away).  Nothing is stored: the
+diagnosis is recomputed from the stored variant.
 
     from quizsvc.drills.mistakes import MISTAKES, diagnose
     for cell in diagnose(variant, submitted):
-        ...  # cell.codes, e.g. ("no_scaling",), and cell.off_by
+        ...  # cell.codes, e.g. ("no_scaling",), cell.off_by and cell.distance
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from types import MappingProxyType
 
 import numpy as np
 
 from engine.layers import apply_mask, causal_mask, linear, softmax
 from quizsvc.drills.variant import Variant
-from quizsvc.grading import accepted_interval, grade_numeric
+from quizsvc.grading import CellResult, accepted_interval, grade_numeric
 from quizsvc.messages import N_
 
 Array = np.ndarray
@@ -31,6 +33,42 @@ Answers = Callable[[Variant], tuple[Array, ...]]
 
 # A wrong cell this many tolerances or fewer from the right value is a rounding matter.
 ROUNDING_TOLERANCES = 3.0
+# A wrong cell more than this many tolerances from the right value is far off.
+FAR_TOLERANCES = 10.0
+
+
+class Distance(StrEnum):
+    """How far a wrong cell is off, coarsely enough to say while attempts remain (it gives
+    neither the right value nor its interval away): at most ``ROUNDING_TOLERANCES`` times
+    the tolerance off, at most ``FAR_TOLERANCES`` times, or more; an infinity where a finite
+    number belongs; anything else where an infinity belongs; any other value where only the
+    exact one counts (a token id)."""
+
+    JUST_OUTSIDE = "just_outside"
+    WITHIN_TEN_TOLERANCES = "within_ten_tolerances"
+    FAR = "far"
+    NOT_FINITE = "not_finite"
+    INFINITELY_FAR = "infinitely_far"
+    NOT_EXACT = "not_exact"
+
+
+# What a page says of a wrong cell that no known mistake explains.
+DISTANCE_MESSAGES: Mapping[Distance, str] = MappingProxyType(
+    {
+        Distance.JUST_OUTSIDE: N_(
+            "Just outside the tolerance (at most 3 times it off): check the last decimals."
+        ),
+        Distance.WITHIN_TEN_TOLERANCES: N_(
+            "Off by 3 to 10 times the tolerance: check the arithmetic of each step."
+        ),
+        Distance.FAR: N_(
+            "Far off (more than 10 times the tolerance): check the method, not only the arithmetic."
+        ),
+        Distance.NOT_FINITE: N_("This should be a finite number, not an infinity."),
+        Distance.INFINITELY_FAR: N_("Infinitely far off: check which positions the mask hides."),
+        Distance.NOT_EXACT: N_("Not the exact value, and only the exact value counts here."),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -50,13 +88,20 @@ class Mistake:
 @dataclass(frozen=True)
 class CellDiagnosis:
     """A wrong cell (0-based ``row``, ``col``): the codes of the mistakes that explain it,
-    in catalog order (empty when none does), and ``submitted - expected`` (±inf where
-    only one of them is infinite)."""
+    in catalog order (empty when none does), ``submitted - expected`` (±inf where only
+    one of them is infinite) and how far that is, as a ``Distance``."""
 
     row: int
     col: int
     codes: tuple[str, ...]
     off_by: float
+    distance: Distance
+
+    @property
+    def named(self) -> tuple[str, ...]:
+        """The codes a page names: a rounding matter only when no other mistake explains the
+        cell (a value that a mistake's answer gives says more than one near the right)."""
+        return tuple(code for code in self.codes if code != "rounded_early") or self.codes
 
 
 def _given(variant: Variant, name: str) -> Array:
@@ -300,10 +345,29 @@ def diagnose(variant: Variant, submitted: Array) -> tuple[CellDiagnosis, ...]:
                 )
             ),
             cell.submitted - cell.expected,
+            distance(cell),
         )
         for cell in grade.cells
         if not cell.correct
     )
+
+
+def distance(cell: CellResult) -> Distance:
+    """How far a wrong graded cell is off, counted in its tolerance (half its accepted
+    interval's width)."""
+    if math.isinf(cell.expected):
+        return Distance.INFINITELY_FAR
+    if math.isinf(cell.submitted):
+        return Distance.NOT_FINITE
+    tolerance = (cell.high - cell.low) / 2
+    off = abs(cell.submitted - cell.expected)
+    if tolerance <= 0:
+        return Distance.NOT_EXACT
+    if off <= ROUNDING_TOLERANCES * tolerance:
+        return Distance.JUST_OUTSIDE
+    if off <= FAR_TOLERANCES * tolerance:
+        return Distance.WITHIN_TEN_TOLERANCES
+    return Distance.FAR
 
 
 def _explains(mistake: Mistake, value: float, submitted: float, variant: Variant) -> bool:

@@ -44,6 +44,7 @@ from quizsvc.web.api_json import (
     variant_json,
 )
 from quizsvc.web.context import bank, db
+from quizsvc.web.drill_feedback import cells_with_diagnosis
 from quizsvc.web.errors import error_response
 from quizsvc.web.i18n import LANGUAGES, negotiated_language
 from quizsvc.web.quiz import chapter_questions, in_learner_order
@@ -397,9 +398,12 @@ def submit(variant_id: int):
     except (store.NotFound, store.NotYourVariant):
         abort(404, description=f"no drill variant {variant_id}")
     replayed = outcome.submission.replayed
+    submission = submission_json(outcome.submission, outcome.state)
+    # each wrong cell with the known mistakes that explain it and how far off it is
+    submission["cells"] = cells_with_diagnosis(submission["cells"], outcome.diagnosis, lang)
     return jsonify(
         {
-            "submission": submission_json(outcome.submission, outcome.state),
+            "submission": submission,
             "replayed": replayed,
             "variant": _variant_json(outcome.state, lang),
         }

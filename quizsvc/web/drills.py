@@ -19,7 +19,7 @@ from flask_login import current_user, login_required
 from quizsvc import practice, store
 from quizsvc.bank import DrillQuestion, localize, render_markdown
 from quizsvc.grading import AnswerRejected, AnswerSource, GridRejected, read_grid
-from quizsvc.web import drill_list
+from quizsvc.web import drill_feedback, drill_list
 from quizsvc.web.answer_grid import (
     PASTE_BOX_FIELD,
     FieldProblem,
@@ -241,6 +241,7 @@ def render_variant(
         else set()
     )
     problems = problems or []
+    names = cell_names(answer)
     return render_template(
         "variant.html",
         stored=state.stored,
@@ -259,13 +260,18 @@ def render_variant(
         scalar=(rows, cols) == (1, 1),
         row_labels=answer.row_labels,
         col_labels=answer.col_labels,
-        cell_names=cell_names(answer),
+        cell_names=names,
         minus_infinity=answer_may_be_minus_infinity(answer),
         values=values,
         pasted=pasted,
         wrong=wrong,
         submissions=state.submissions,
         last=last,
+        # beside each wrong cell of the latest attempt, the mistake behind it or how far off
+        # it is; before the next, what it may score; after a worse retry, which score counts
+        cell_notes=drill_feedback.latest_notes(state, names),
+        attempt_cost=drill_feedback.next_attempt_cost(state.stored),
+        counted_score=drill_feedback.score_that_counts(state.submissions),
         # after the redirect from a graded attempt: the keyboard starts at its result
         focus_result=bool(remembered and remembered.get("unseen")),
         marks=marks,

@@ -530,7 +530,11 @@ def test_a_retry_keeps_the_grid_and_every_unreadable_cell_is_marked(page, live_s
     expect(page.locator("input.cell.was-wrong")).to_have_count(1)
     wrong = page.locator("input[name=cell-1-2]")
     expect(wrong).to_have_class(re.compile(r"\bwas-wrong\b"))
-    expect(wrong).to_have_accessible_description("wrong in attempt 1")
+    # flagged, and its note under the grid: 1000 is no known mistake's answer
+    expect(wrong).to_have_accessible_description(
+        "wrong in attempt 1 Far off (more than 10 times the tolerance): check the method, "
+        "not only the arithmetic."
+    )
     expect(page.locator("#answer-form .interval")).to_have_count(0)  # no hint at the answer
     page.keyboard.press("Tab")  # from the result, straight into the grid
     expect(page.locator("input[name=cell-0-0]")).to_be_focused()

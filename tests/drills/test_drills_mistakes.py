@@ -8,8 +8,17 @@ import pytest
 from drills_reference import PARAM_CASES, case_id
 
 from quizsvc.drills import DRILL_KINDS, generate_variant
-from quizsvc.drills.mistakes import MISTAKES, ROUNDING_TOLERANCES, diagnose, mistakes_for
-from quizsvc.grading import grade_numeric
+from quizsvc.drills.mistakes import (
+    DISTANCE_MESSAGES,
+    MISTAKES,
+    ROUNDING_TOLERANCES,
+    CellDiagnosis,
+    Distance,
+    diagnose,
+    distance,
+    mistakes_for,
+)
+from quizsvc.grading import CellResult, grade_numeric
 
 SEEDS = range(6)
 
@@ -105,3 +114,60 @@ def test_forgetting_the_scaling_on_a_score_row_is_named_cell_by_cell() -> None:
     changed = np.abs(raw - variant.answer.values)[0] > variant.tolerance.atol
     assert [cell.col for cell in cells] == list(np.flatnonzero(changed))
     assert all("no_scaling" in cell.codes for cell in cells)
+
+
+def test_how_far_a_cell_is_off_is_counted_in_its_tolerance() -> None:
+    # score_row's tolerance is atol 0.01 (rtol 0): 0.02 off is within 3 tolerances, 0.05
+    # within 10, 0.5 beyond
+    variant = generate_variant("score_row", 3, {"n": 3, "d_model": 4, "position": 0})
+    assert (variant.tolerance.atol, variant.tolerance.rtol) == (0.01, 0.0)
+    submitted = variant.answer.values + np.array([[0.02, 0.05, -0.5]])
+    assert [cell.distance for cell in diagnose(variant, submitted)] == [
+        Distance.JUST_OUTSIDE,
+        Distance.WITHIN_TEN_TOLERANCES,
+        Distance.FAR,
+    ]
+
+
+def test_a_relative_tolerance_widens_what_counts_as_close() -> None:
+    # expected 100 within ±(0 + 0.01 × 100) = ±1: 2.5 off is 2.5 tolerances, 9 off is 9,
+    # 11 off is 11
+    def cell(submitted: float) -> CellResult:
+        return CellResult(0, 0, submitted, 100.0, False, 99.0, 101.0)
+
+    assert distance(cell(102.5)) is Distance.JUST_OUTSIDE
+    assert distance(cell(91.0)) is Distance.WITHIN_TEN_TOLERANCES
+    assert distance(cell(111.0)) is Distance.FAR
+
+
+def test_infinities_where_they_do_not_belong_are_named_as_such() -> None:
+    variant = generate_variant("masked_score_row", 1, {"n": 3, "position": 1})
+    expected = variant.answer.values
+    assert np.isneginf(expected[0, 2]) and np.isfinite(expected[0, 0])
+    submitted = expected.copy()
+    submitted[0, 0] = -np.inf  # a number's place
+    submitted[0, 2] = 0.0  # a masked cell's
+    cells = {cell.col: cell.distance for cell in diagnose(variant, submitted)}
+    assert cells == {0: Distance.NOT_FINITE, 2: Distance.INFINITELY_FAR}
+
+
+def test_a_wrong_token_id_is_not_exact_however_close() -> None:
+    variant = generate_variant("greedy_next_token", 2)
+    expected = variant.answer.values
+    (cell,) = diagnose(variant, expected + 1)
+    assert (cell.codes, cell.distance) == ((), Distance.NOT_EXACT)
+
+
+def test_every_distance_has_a_message() -> None:
+    assert set(DISTANCE_MESSAGES) == set(Distance)
+    for message in DISTANCE_MESSAGES.values():
+        assert message.endswith(".") and message[0].isupper(), message
+
+
+def test_a_page_names_rounding_only_when_no_other_mistake_explains_the_cell() -> None:
+    def cell(*codes: str) -> CellDiagnosis:
+        return CellDiagnosis(0, 0, codes, 0.05, Distance.JUST_OUTSIDE)
+
+    assert cell("no_scaling", "rounded_early").named == ("no_scaling",)
+    assert cell("rounded_early").named == ("rounded_early",)
+    assert cell().named == ()

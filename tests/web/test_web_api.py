@@ -336,9 +336,19 @@ def test_a_drill_answered_wrong_then_right(api_for, seed_7):
     right, wrong_1, wrong_2 = submission["cells"]
     assert (right["row"], right["col"], right["correct"], right["submitted"]) == (0, 0, True, 0.715)
     assert right["low"] == pytest.approx(0.70) and right["high"] == pytest.approx(0.72)
-    # a wrong cell's interval would give its answer away
-    assert wrong_1 == {"row": 0, "col": 1, "correct": False, "submitted": 0.5}
-    assert wrong_2 == {"row": 0, "col": 2, "correct": False, "submitted": 1.0}
+    # a wrong cell's interval would give its answer away; its diagnosis does not: 0.5 and
+    # 1.0 are 0.545 and 0.395 off (over 10 tolerances of 0.01), and match no known mistake
+    # (unscaled: 1.42, -0.09, 2.79; the softmax of the scores: 0.290, 0.136, 0.574)
+    far = {
+        "mistakes": [],
+        "distance": {
+            "code": "far",
+            "message": "Far off (more than 10 times the tolerance): check the method, not "
+            "only the arithmetic.",
+        },
+    }
+    assert wrong_1 == {"row": 0, "col": 1, "correct": False, "submitted": 0.5, "diagnosis": far}
+    assert wrong_2 == {"row": 0, "col": 2, "correct": False, "submitted": 1.0, "diagnosis": far}
     assert result["variant"]["finished"] is False
     assert not {"expected_answer", "solution", "heatmap"} & set(result["variant"])
 
@@ -411,10 +421,17 @@ def test_out_of_attempts_shows_the_answer_and_takes_no_more(api_for, seed_7):
     assert result["submission"]["score"] == 0.0
     assert (result["variant"]["finished"], result["variant"]["solved"]) == (True, False)
     assert result["variant"]["expected_answer"]["values"] == [[5.0]]
-    # finished: the wrong cell's interval is shown now ([5, 5]: tolerance 0)
-    assert result["submission"]["cells"] == [
-        {"row": 0, "col": 0, "correct": False, "submitted": 0.0, "low": 5.0, "high": 5.0}
-    ]
+    # finished: the wrong cell's interval is shown now ([5, 5]: tolerance 0); a token id is
+    # right or not, however close
+    (cell,) = result["submission"]["cells"]
+    assert cell.pop("diagnosis") == {
+        "mistakes": [],
+        "distance": {
+            "code": "not_exact",
+            "message": "Not the exact value, and only the exact value counts here.",
+        },
+    }
+    assert cell == {"row": 0, "col": 0, "correct": False, "submitted": 0.0, "low": 5.0, "high": 5.0}
     assert_error(
         alice.post(submit, {"answer": [[5]], "idempotency_key": "g2"}), 409, "attempts_exhausted"
     )
@@ -432,6 +449,11 @@ def test_infinities_travel_as_strings(api_for, seed_7):
     submission = strict_json(response)["submission"]
     assert submission["answer"] == [["-inf", "inf", 1.395]]
     assert [c["submitted"] for c in submission["cells"]] == ["-inf", "inf", 1.395]
+    # no score of the row is infinite
+    assert [c["diagnosis"]["distance"]["code"] for c in submission["cells"][:2]] == [
+        "not_finite",
+        "not_finite",
+    ]
     # the same matrix typed as text is the same answer
     text = alice.post(
         f"/api/variants/{variant_id}/submissions",

@@ -344,9 +344,10 @@ def schema(name: str) -> dict:
 
 
 def test_the_json_examples_of_api_md_have_the_specs_fields():
-    """The error, the variant (not finished) and the submission result, each with exactly
-    the fields the spec requires ("..." stands for what the example leaves out)."""
-    error, variant, result = json_examples()
+    """The error, the variant (not finished), the submission result and a wrong cell with its
+    diagnosis, each with exactly the fields the spec requires ("..." stands for what the
+    example leaves out)."""
+    error, variant, result, wrong_cell = json_examples()
     assert set(error) == set(schema("Error")["required"])
     assert set(error["error"]) == set(schema("Error")["properties"]["error"]["required"])
     assert set(variant) == set(schema("Variant")["required"])
@@ -354,6 +355,16 @@ def test_the_json_examples_of_api_md_have_the_specs_fields():
     assert set(variant["answer"]) == set(schema("Variant")["properties"]["answer"]["required"])
     assert set(result) == set(schema("SubmissionResult")["required"])
     assert set(result["submission"]) == set(schema("Submission")["required"])
-    assert set(result["submission"]["cells"][0]) == set(schema("Cell")["properties"])
+    assert set(result["submission"]["cells"][0]) == set(schema("Cell")["properties"]) - {
+        "diagnosis"
+    }
+    assert set(wrong_cell) == set(schema("Cell")["required"]) | {"diagnosis"}
+    diagnosis = schema("CellDiagnosis")
+    assert set(wrong_cell["diagnosis"]) == set(diagnosis["required"])
+    (mistake,) = wrong_cell["diagnosis"]["mistakes"]
+    assert set(mistake) == set(diagnosis["properties"]["mistakes"]["items"]["required"])
+    assert set(wrong_cell["diagnosis"]["distance"]) == set(
+        diagnosis["properties"]["distance"]["required"]
+    )
     submitted = re.search(r'"answer": (\[\[.*?\]\])', API_MD).group(1)  # the curl example's
     assert result["submission"]["answer"] == json.loads(submitted)

@@ -76,7 +76,7 @@ def test_a_retry_opens_with_the_answer_as_typed_and_the_wrong_cells_flagged(brow
         "cell-2-3",
     }
     assert flags(page) == {"flag-0-1": "wrong in attempt 1", "flag-2-3": "wrong in attempt 1"}
-    assert cells["cell-0-1"]["aria-describedby"] == "flag-0-1"
+    assert cells["cell-0-1"]["aria-describedby"] == "flag-0-1 note-0-1"  # and its note
     assert "aria-describedby" not in cells["cell-0-0"] and "aria-invalid" not in cells["cell-0-1"]
     assert answer_form(page).count('<td class="was-wrong">') == 2
     assert (
@@ -114,7 +114,7 @@ def test_a_retry_opens_with_the_answer_as_typed_and_the_wrong_cells_flagged(brow
     assert response.status_code == 422
     cells = grid_inputs(response.text)
     assert (cells["cell-0-1"]["value"], cells["cell-2-3"]["value"]) == ("abc", "")
-    assert cells["cell-0-1"]["aria-describedby"] == "error-cell-0-1 flag-0-1"
+    assert cells["cell-0-1"]["aria-describedby"] == "error-cell-0-1 flag-0-1 note-0-1"
     assert cells["cell-0-1"]["aria-invalid"] == "true"
     assert "autofocus" not in results_tag(response.text)  # the error summary has it
 
@@ -155,7 +155,10 @@ def test_a_worse_retry_leaves_the_drill_at_its_best_attempt(browser_for, session
     assert alice.post(f"/variants/{variant_id}/submissions", worse).status_code == 302
     page = alice.get(f"/variants/{variant_id}").text
     assert re.findall(r'<li class="attempt">(.*?)</li>', page)[0] == "第 1 次：得分 92%"
-    assert variant_score(page) == "本题得分：92%（按你最好的一次计算，重试不会拉低它）。"
+    # the worse attempt said to count for nothing
+    assert variant_score(page) == (
+        "计入成绩的是你最好的得分 92%（第 1 次），而不是第 2 次的 73%：重试不会拉低你的得分。"
+    )
 
 
 def test_a_pasted_answer_comes_back_in_the_grid_and_the_box_stays_empty(browser_for, sessions):
