@@ -418,7 +418,9 @@ def test_a_paste_box_error_is_the_boxs_and_the_grid_is_never_ignored(page, live_
     box.fill("1, 2")  # typed, not pasted: the script leaves it to the server
     submit_answer(page)
     error = page.locator("#answer-error")
-    expect(error.locator("li")).to_have_text(["Paste a matrix: expected 1 × 3 values, got 2"])
+    expect(error.locator("li")).to_have_text(
+        ["Paste a matrix: expected 1 × 3 values (rows × columns), got 1 × 2"]
+    )
     expect(error).to_be_focused()
     expect(box).to_have_attribute("aria-invalid", "true")
     expect(box).to_have_value("1, 2")

@@ -308,7 +308,7 @@ def test_a_drill_answered_wrong_then_right(api_for, seed_7):
         422,
         "invalid_answer",
     )
-    assert message == "expected 1 × 3 values, got 2"
+    assert message == "expected 1 × 3 values (rows × columns), got 1 × 2"
     assert_error(alice.post(submit, {"answer": [[0.71, True, 1]]}), 422, "invalid_answer")
     assert_error(alice.post(submit, {"answer": [[0.71, "x", 1]]}), 422, "invalid_answer")
     assert_error(alice.post(submit, {"answer": [[0.71, "nan", 1]]}), 422, "invalid_answer")
