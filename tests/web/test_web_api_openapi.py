@@ -345,10 +345,13 @@ def schema(name: str) -> dict:
 
 def test_the_json_examples_of_api_md_have_the_specs_fields():
     """The error, the variant (not finished) and the submission result, each with exactly
-    the fields the spec requires ("..." stands for what the example leaves out)."""
-    error, variant, result = json_examples()
+    the fields the spec requires ("..." stands for what the example leaves out); the grader's
+    refusal with its reason too."""
+    error, refusal, variant, result = json_examples()
     assert set(error) == set(schema("Error")["required"])
     assert set(error["error"]) == set(schema("Error")["properties"]["error"]["required"])
+    assert set(refusal["error"]) == set(schema("Error")["properties"]["error"]["properties"])
+    assert refusal["error"]["reason"] == "wrong_shape"
     assert set(variant) == set(schema("Variant")["required"])
     assert set(variant["given"][0]) == set(schema("Tensor")["required"])
     assert set(variant["answer"]) == set(schema("Variant")["properties"]["answer"]["required"])
