@@ -32,7 +32,7 @@ from quizsvc.grading import (
     grade_multiple_choice,
     grade_numeric,
     grade_single_choice,
-    parse_answer,
+    parse_shaped_answer,
     suggest_open_score,
 )
 
@@ -149,7 +149,7 @@ def submit_drill(
     state = drill_state(session, learner_id, variant_id)
     variant = state.variant
     require_storable_text(answer_text)
-    parsed = parse_answer(answer_text)
+    parsed = parse_shaped_answer(answer_text, variant.answer.values)
     grade = grade_numeric(
         parsed, variant.answer.values, variant.tolerance, all_or_nothing=variant.all_or_nothing
     )

@@ -1,5 +1,6 @@
 """Where a learner stands on a chapter's questions: each question's tries and state, the order
-the learner sees a choice question's choices in, and the chapter's running total. Read by
+the learner sees a choice question's choices in (and their letters), and the chapter's
+running total. Read by
 the chapter page, the progress page and the API alike (no Flask here)."""
 
 from __future__ import annotations
@@ -140,3 +141,22 @@ def choice_order(learner_id: int, question_id: str, choice_ids: Sequence[str]) -
     order = list(choice_ids)
     random.Random(int.from_bytes(digest[:8], "big")).shuffle(order)
     return order
+
+
+def choice_letter(position: int) -> str:
+    """The letter a learner's page gives the choice at ``position`` (from 0) of the order
+    they see: A, B, ..., Z, then AA, AB, ... So the letters always run A, B, C down the
+    page, whatever the choices' ids (which the answers, keys and reports use)."""
+    if position < 0:
+        raise ValueError(f"position must be 0 or more, got {position}")
+    letters = ""
+    number = position + 1
+    while number:
+        number, rest = divmod(number - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
+def choice_labels(order: Sequence[str]) -> dict[str, str]:
+    """Each choice id of a learner's ``order`` (`choice_order`) with its letter there."""
+    return {choice_id: choice_letter(position) for position, choice_id in enumerate(order)}

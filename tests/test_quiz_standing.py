@@ -14,7 +14,13 @@ from quizsvc.bank import (
     OpenQuestion,
     SingleChoiceQuestion,
 )
-from quizsvc.quiz_standing import QuestionStanding, choice_order, quiz_total
+from quizsvc.quiz_standing import (
+    QuestionStanding,
+    choice_labels,
+    choice_letter,
+    choice_order,
+    quiz_total,
+)
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 TEXT = LocalizedText(zh="文", en="text")
@@ -128,3 +134,12 @@ def test_the_choice_order_is_a_learner_s_own_and_the_same_every_time():
     per_question = {tuple(choice_order(1, f"q{n}", ids)) for n in range(8)}
     assert len(per_question) >= 2
     assert ids == ["A", "B", "C", "D"]  # the authored list is left as it was
+
+
+def test_a_choice_s_letter_is_its_place_in_the_learner_s_order():
+    assert [choice_letter(n) for n in range(4)] == ["A", "B", "C", "D"]
+    # as a spreadsheet names its columns, past Z
+    assert [choice_letter(n) for n in (25, 26, 27, 51, 52)] == ["Z", "AA", "AB", "AZ", "BA"]
+    assert choice_labels(["q2", "q-x", "A"]) == {"q2": "A", "q-x": "B", "A": "C"}
+    with pytest.raises(ValueError):
+        choice_letter(-1)

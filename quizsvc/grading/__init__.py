@@ -30,6 +30,7 @@ from quizsvc.grading.numeric import (
     accepted_interval,
     expected_matrix,
     grade_numeric,
+    parse_shaped_answer,
 )
 from quizsvc.grading.open_answer import (
     PhraseMatch,
@@ -70,6 +71,7 @@ __all__ = [
     "grade_single_choice",
     "normalise_typed_number",
     "parse_answer",
+    "parse_shaped_answer",
     "read_grid",
     "rows_text",
     "score_after_attempts",

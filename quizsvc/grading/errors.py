@@ -31,12 +31,12 @@ class Rejection(StrEnum):
     DIVISION_BY_ZERO = "division_by_zero"
     NOT_A_NUMBER = "not_a_number"
     TOO_LARGE = "too_large"
-    RAGGED_ROWS = "ragged_rows"
+    RAGGED_ROWS = "ragged_rows"  # rows of different lengths, read with no shape expected
     NOT_RECTANGULAR = "not_rectangular"
     NOT_NUMBERS = "not_numbers"
     TOO_MANY_DIMENSIONS = "too_many_dimensions"
-    WRONG_COUNT = "wrong_count"  # the number of values differs from the expected one
-    WRONG_SHAPE = "wrong_shape"  # as many values as expected, in another layout
+    WRONG_SHAPE = "wrong_shape"  # rows × columns other than the expected ones
+    WRONG_SHAPE_RAGGED = "wrong_shape_ragged"  # rows of different lengths, where a shape is due
     UNKNOWN_CHOICE = "unknown_choice"
     UNKNOWN_CHOICES = "unknown_choices"
     NO_CHOICE = "no_choice"
@@ -63,8 +63,9 @@ REJECTION_PARAMETERS: dict[Rejection, frozenset[str]] = {
     Rejection.NOT_A_NUMBER: _TOKEN_AND_PLACE,
     Rejection.TOO_LARGE: _TOKEN_AND_PLACE,
     Rejection.RAGGED_ROWS: frozenset({"row", "count", "width"}),
-    Rejection.WRONG_COUNT: frozenset({"rows", "cols", "count"}),
     Rejection.WRONG_SHAPE: frozenset({"rows", "cols", "got_rows", "got_cols"}),
+    # rows × cols expected; row `row` has `count` values where row 1 has `width`
+    Rejection.WRONG_SHAPE_RAGGED: frozenset({"rows", "cols", "row", "count", "width"}),
     Rejection.UNKNOWN_CHOICE: frozenset({"choice"}),
     Rejection.UNKNOWN_CHOICES: frozenset({"choices"}),
 }

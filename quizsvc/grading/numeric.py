@@ -145,8 +145,11 @@ def grade_numeric(
     if not isinstance(tol, Tolerance):
         raise TypeError(f"tol must be a Tolerance, got {tol!r}")
     wanted = expected_matrix(expected)
-    submitted = parse_answer(answer) if isinstance(answer, str) else _submitted_matrix(answer)
-    _require_shape(submitted, wanted)
+    if isinstance(answer, str):
+        submitted = parse_shaped_answer(answer, wanted)
+    else:
+        submitted = _submitted_matrix(answer)
+        _require_shape(submitted, wanted)
 
     cells = tuple(
         _grade_cell(row, col, float(submitted[row, col]), float(wanted[row, col]), tol)
@@ -216,21 +219,48 @@ def _as_2d(array: np.ndarray) -> np.ndarray | None:
     return None
 
 
+def parse_shaped_answer(text: str, expected: np.ndarray | float | Sequence) -> np.ndarray:
+    """The answer ``text`` read as `parse_answer` reads it, refused unless it has the shape of
+    ``expected``: rows of different lengths as WRONG_SHAPE_RAGGED (naming the first row whose
+    length differs from row 1's), any other shape as WRONG_SHAPE, both naming the shape due."""
+    wanted = expected_matrix(expected)
+    try:
+        submitted = parse_answer(text)
+    except AnswerRejected as exc:
+        if exc.code is not Rejection.RAGGED_ROWS:
+            raise
+        rows, cols = wanted.shape
+        count = exc.params["count"]
+        raise AnswerRejected(
+            N_(
+                "expected {rows} × {cols} values (rows × columns), but the rows differ in "
+                "length: row {row} has {count} value, row 1 has {width}"
+            )
+            if count == 1
+            else N_(
+                "expected {rows} × {cols} values (rows × columns), but the rows differ in "
+                "length: row {row} has {count} values, row 1 has {width}"
+            ),
+            Rejection.WRONG_SHAPE_RAGGED,
+            rows=rows,
+            cols=cols,
+            row=exc.params["row"],
+            count=count,
+            width=exc.params["width"],
+        ) from None
+    _require_shape(submitted, wanted)
+    return submitted
+
+
 def _require_shape(submitted: np.ndarray, expected: np.ndarray) -> None:
+    """Refuse another shape, naming both: a number is 1 × 1 and a row 1 × n, as
+    `expected_matrix` and the reader take them."""
     if submitted.shape == expected.shape:
         return
     rows, cols = expected.shape
-    if submitted.size != expected.size:
-        raise AnswerRejected(
-            N_("expected {rows} × {cols} values, got {count}"),
-            Rejection.WRONG_COUNT,
-            rows=rows,
-            cols=cols,
-            count=submitted.size,
-        )
     got_rows, got_cols = submitted.shape
     raise AnswerRejected(
-        N_("expected {rows} × {cols} values, got {got_rows} × {got_cols}"),
+        N_("expected {rows} × {cols} values (rows × columns), got {got_rows} × {got_cols}"),
         Rejection.WRONG_SHAPE,
         rows=rows,
         cols=cols,

@@ -45,7 +45,9 @@ EVENT_COLUMN_HELP: dict[str, str] = {
     ),
     "params": N_("the drill's parameters (JSON); empty for a chapter question"),
     "answer": N_(
-        "what the student wrote; for a choice question the chosen choices, separated by commas"
+        "what the student wrote; for a choice question the ids of the chosen choices as "
+        "authored (not the letters of the student's page, which follow the student's own "
+        "order of the choices), separated by commas"
     ),
     "cells": N_("the drill's result per cell (JSON); empty for a chapter question"),
     "raw_score": N_("the score before the attempts penalty (0 to 1); empty for a chapter question"),

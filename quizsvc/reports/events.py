@@ -17,7 +17,9 @@ skill          the variant's skill                           the answer's skill 
 seed           the variant's seed                            empty
 params         the variant's params (JSON object)            empty
 answer         the text the student submitted                the open/numeric answer's text, or
-                                                             the chosen choice ids joined by ","
+                                                             the chosen choice ids (as
+                                                             authored, not the letters of the
+                                                             student's page) joined by ","
 cells          per-cell results (JSON array)                 empty
 raw_score      the score before the attempts penalty         empty
 penalty        what the penalty took off                     empty

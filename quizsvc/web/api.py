@@ -21,6 +21,7 @@ import uuid
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request, url_for
+from flask_babel import force_locale
 from flask_login import current_user
 
 from quizsvc import practice, store
@@ -46,7 +47,7 @@ from quizsvc.web.api_json import (
 from quizsvc.web.context import bank, db
 from quizsvc.web.drill_feedback import cells_with_diagnosis
 from quizsvc.web.errors import error_response
-from quizsvc.web.i18n import LANGUAGES, negotiated_language
+from quizsvc.web.i18n import LANGUAGES, answer_problem, negotiated_language
 from quizsvc.web.quiz import chapter_questions, in_learner_order
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -57,18 +58,29 @@ MAX_HISTORY = 100
 
 
 class ApiError(Exception):
-    """A refusal with its own error code (the HTTP status alone would say less)."""
+    """A refusal with its own error code (the HTTP status alone would say less); ``reason``:
+    the grader's finer code of an answer it refused."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, reason: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.reason = reason
 
 
 @bp.errorhandler(ApiError)
 def _api_error(exc: ApiError):
-    return error_response(exc.status, exc.code, exc.message)
+    return error_response(exc.status, exc.code, exc.message, reason=exc.reason)
+
+
+def _answer_refused(exc: AnswerRejected, lang: str) -> ApiError:
+    """The grader's refusal of an answer, said in the request's language (a learner reads it
+    to fix the answer), with its code as ``reason`` for a program."""
+    with force_locale(lang):
+        message = answer_problem(exc)
+    reason = None if exc.code is None else exc.code.value
+    return ApiError(422, "invalid_answer", message, reason=reason)
 
 
 @bp.before_request
@@ -276,7 +288,7 @@ def answer_question(question_id: str):
         )
     except AnswerRejected as exc:
         db().rollback()
-        raise ApiError(422, "invalid_answer", str(exc)) from None
+        raise _answer_refused(exc, lang) from None
     except store.AttemptsExhausted:
         raise ApiError(
             409,
@@ -390,7 +402,7 @@ def submit(variant_id: int):
         outcome = practice.submit_drill(db(), current_user.id, variant_id, text, key)
     except AnswerRejected as exc:
         db().rollback()
-        raise ApiError(422, "invalid_answer", str(exc)) from None
+        raise _answer_refused(exc, lang) from None
     except store.AttemptsExhausted as exc:
         raise ApiError(409, "attempts_exhausted", str(exc)) from None
     except store.IdempotencyConflict as exc:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from functools import wraps
 from typing import Any, TypeVar
@@ -109,10 +109,28 @@ def login_lifetime() -> timedelta:
     return current_app.permanent_session_lifetime
 
 
-def log_in(user: store.User) -> None:
-    """Begin a login session in the store for ``user`` and in this browser's cookie."""
+def log_in(user: store.User, language: str | None = None) -> None:
+    """Begin a login session in the store for ``user`` and in this browser's cookie;
+    ``language``: one to keep with the account from now on."""
+    if language is not None:
+        store.set_language(db(), user.id, language)
     token = store.begin_login_session(db(), user.id, lifetime=login_lifetime())
-    login_user(CurrentUser.of(user, token))
+    current = CurrentUser.of(user, token)
+    login_user(current if language is None else replace(current, language=language))
+
+
+# Marks the session's language as chosen with the toggle while logged out: this visitor's
+# choice, kept with the account they then log in to or create. A language left in the
+# session by a logout is not: it was the user's before, not necessarily the next one's.
+_CHOSEN_LOGGED_OUT = "lang_chosen_logged_out"
+
+
+def log_in_from_form(user: store.User) -> None:
+    """A login by the login or registration form: a fresh session (which keeps the page's
+    language), and the language chosen on the page before, if any, kept with the account."""
+    chosen = session.get("lang") if session.get(_CHOSEN_LOGGED_OUT) else None
+    start_fresh_session()
+    log_in(user, chosen if chosen in LANGUAGES else None)
 
 
 def bearer_token(req: Request) -> str | None:
@@ -291,8 +309,8 @@ def login():
             flash(gettext("Wrong user name or password."), "error")
             return render_template("login.html", form=form), 401
         password_throttle().succeeded(name)
-        start_fresh_session()  # also: logged in again, nothing to tell of a password change
-        log_in(user)
+        # a fresh session, also: logged in again, nothing to tell of a password change
+        log_in_from_form(user)
         return redirect(_safe_next(request.args.get("next")))
     # a session refused here (current_user loads, and refuses, it) was not sent here by
     # Flask-Login, which would have said why: say it now
@@ -383,8 +401,7 @@ def register():
             db().rollback()
             error = new_account_problem(exc, form)
             return render_template("register.html", form=form, error=error), 422
-        start_fresh_session()
-        log_in(user)
+        log_in_from_form(user)
         return redirect(url_for("quiz.index"))
     return render_template("register.html", form=form, error=None)
 
@@ -452,4 +469,6 @@ def set_language(code: str):
     session["lang"] = code
     if current_user.is_authenticated:
         store.set_language(db(), current_user.id, code)
+    else:
+        session[_CHOSEN_LOGGED_OUT] = True  # kept with the account at the login
     return redirect(_safe_next(LanguageForm().back_to.data))

@@ -27,11 +27,20 @@ def is_api_request() -> bool:
     return request.path == API_PREFIX or request.path.startswith(API_PREFIX + "/")
 
 
-def error_response(status: int, code: str, message: str, page_message: str | None = None):
-    """`message` for the JSON API; a page shows `page_message` (in the page's language)
-    when there is one, else `message`."""
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    page_message: str | None = None,
+    reason: str | None = None,
+):
+    """`message` for the JSON API (with `reason`, a finer code, when there is one); a page
+    shows `page_message` (in the page's language) when there is one, else `message`."""
     if is_api_request():
-        return jsonify(error={"status": status, "code": code, "message": message}), status
+        error: dict[str, object] = {"status": status, "code": code, "message": message}
+        if reason is not None:
+            error["reason"] = reason
+        return jsonify(error=error), status
     shown = message if page_message is None else page_message
     return render_template("error.html", status=status, message=shown), status
 

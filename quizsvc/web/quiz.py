@@ -24,7 +24,13 @@ from quizsvc.bank import (
 )
 from quizsvc.drills import Tensor
 from quizsvc.grading import AnswerRejected, Tolerance
-from quizsvc.quiz_standing import QuestionStanding, chapter_standings, choice_order, quiz_total
+from quizsvc.quiz_standing import (
+    QuestionStanding,
+    chapter_standings,
+    choice_labels,
+    choice_order,
+    quiz_total,
+)
 from quizsvc.web.context import bank, db
 from quizsvc.web.drill_parts import cell_marks, tolerance_rule
 from quizsvc.web.forms import ChapterAnswerForm, first_error
@@ -180,12 +186,27 @@ def status_names() -> dict[str, str]:
 
 
 def in_learner_order(view: dict, learner_id: int) -> dict:
-    """A choice question's view with its choices in the order this learner sees them."""
+    """A choice question's view with its choices in the order this learner sees them, each
+    with its ``label``: its letter in that order (A, B, C, ... down the page)."""
     if "choices" in view:
         by_id = {choice["id"]: choice for choice in view["choices"]}
         order = choice_order(learner_id, view["id"], list(by_id))
-        view = {**view, "choices": [by_id[choice_id] for choice_id in order]}
+        labels = choice_labels(order)
+        view = {
+            **view,
+            "choices": [{**by_id[choice_id], "label": labels[choice_id]} for choice_id in order],
+        }
     return view
+
+
+def choices_as_shown(view: dict, choice_ids: list[str] | None) -> str:
+    """Chosen (or correct) choices as the learner's page names them: their letters, in the
+    page's order. An id the question no longer has (changed since) is shown as it is."""
+    ids = choice_ids or []
+    choices = view.get("choices", [])
+    known = {choice["id"] for choice in choices}
+    shown = [choice["label"] for choice in choices if choice["id"] in ids]
+    return ", ".join(shown + [choice_id for choice_id in ids if choice_id not in known])
 
 
 def answer_fits(question, answer: store.AnsweredQuestion) -> bool:
@@ -250,9 +271,12 @@ def render_chapter(
     for standing in standings:
         question, answer = standing.question, standing.answer
         view = (solution_view if standing.finished else public_question)(question, lang)
+        shown = in_learner_order(view, current_user.id)
         item = {
-            "question": in_learner_order(view, current_user.id),
+            "question": shown,
             "answer": answer,
+            "chosen": choices_as_shown(shown, answer.choices) if answer else "",
+            "correct": choices_as_shown(shown, view.get("correct")),
             "standing": standing,
             "key": uuid.uuid4().hex,
             "fits": answer is None or answer_fits(question, answer),

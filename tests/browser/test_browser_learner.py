@@ -53,11 +53,14 @@ def submit_answer(page) -> None:
 
 def answer_choice(page, question_id: str, choice: str, verdict: str) -> None:
     question = page.locator(f"#q-{question_id}")
+    # the page letters the choices A, B, C, ... in the learner's own order of their ids
+    order = question.locator("input[name=choice]").evaluate_all("els => els.map(e => e.value)")
+    letter = dict(zip(order, "ABCDEFGH", strict=False))
     question.locator(f"input[name=choice][value={choice}]").check()
     question.get_by_role("button", name="Submit").click()
     result = page.locator(f"#q-{question_id} .result")
-    expect(result).to_contain_text(f"Your answer: {choice} — {verdict}")
-    expect(result.locator(".correct-choice")).to_have_text("B")
+    expect(result).to_contain_text(f"Your answer: {letter[choice]} — {verdict}")
+    expect(result.locator(".correct-choice")).to_have_text(letter["B"])
     expect(result.locator(".explanation")).to_be_visible()
 
 
@@ -264,6 +267,36 @@ def test_a_pasted_matrix_that_does_not_fit_from_its_cell_is_never_cut_at_the_edg
     )
 
 
+def test_a_matrix_with_rows_of_different_lengths_is_never_pasted_and_its_uneven_row_named(
+    page, live_server, student
+):
+    login(page, student)
+    start_drill(page, "projection")  # a 3 x 4 grid
+    status = page.locator(".grid-status")
+    # it would fit from the first cell, but a cell of the third row would stay empty
+    assert paste(page, "cell-0-0", "1 2 3 4\n5 6 7 8\n9 10 11") is False
+    assert grid_values(page, 3, 4) == [[""] * 4] * 3  # nothing pasted
+    expect(status).to_have_text(
+        "Nothing was pasted: the rows of the pasted matrix differ in length "
+        "(row 3 holds 3, row 1 holds 4)."
+    )
+    box = page.locator("textarea[name=pasted]")
+    box.fill("1 2 3 4\n5\n6 7 8 9")
+    box.blur()
+    expect(page.locator(".paste-status")).to_have_text(
+        "Not copied into the grid: the rows of the matrix in the box differ in length "
+        "(row 2 holds 1, row 1 holds 4)."
+    )
+    assert box.input_value() == "1 2 3 4\n5\n6 7 8 9"  # left for the learner to fix
+
+    page.click("#lang-toggle")
+    expect(page.locator("h1")).to_contain_text("计算练习")
+    paste(page, "cell-0-0", "1 2\n3 4 5")
+    expect(page.locator(".grid-status")).to_have_text(
+        "没有粘贴：粘贴的矩阵各行长短不一（第 2 行有 3 个值，第 1 行有 2 个）。"
+    )
+
+
 def test_numpys_print_of_an_array_pasted_into_a_cell_fills_the_grid(page, live_server, student):
     login(page, student)
     variant_id = start_drill(page, "projection")  # a 3 x 4 grid
@@ -418,7 +451,9 @@ def test_a_paste_box_error_is_the_boxs_and_the_grid_is_never_ignored(page, live_
     box.fill("1, 2")  # typed, not pasted: the script leaves it to the server
     submit_answer(page)
     error = page.locator("#answer-error")
-    expect(error.locator("li")).to_have_text(["Paste a matrix: expected 1 × 3 values, got 2"])
+    expect(error.locator("li")).to_have_text(
+        ["Paste a matrix: expected 1 × 3 values (rows × columns), got 1 × 2"]
+    )
     expect(error).to_be_focused()
     expect(box).to_have_attribute("aria-invalid", "true")
     expect(box).to_have_value("1, 2")

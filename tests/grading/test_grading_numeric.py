@@ -319,14 +319,31 @@ def test_invalid_expected_answers_are_authoring_errors(expected: object) -> None
 @pytest.mark.parametrize(
     ("answer", "expected", "message"),
     [
-        ("1 2 3 4", [1, 2, 3], "expected 1 × 3 values, got 4"),
-        ("1 2", 7.0, "expected 1 × 1 values, got 2"),
-        ("1 2\n3 4\n5 6", [[1, 2, 3], [4, 5, 6]], "expected 2 × 3 values, got 3 × 2"),
-        ("1 2 3", [[1], [2], [3]], "expected 3 × 1 values, got 1 × 3"),
-        ("1\n2\n3", [1, 2, 3], "expected 1 × 3 values, got 3 × 1"),
-        ("[[1, 2], [3, 4]]", [1, 2, 3, 4], "expected 1 × 4 values, got 2 × 2"),
-        (np.zeros((2, 3)), [1, 2, 3], "expected 1 × 3 values, got 6"),
-        (np.zeros(3), [[1], [2], [3]], "expected 3 × 1 values, got 1 × 3"),
+        ("1 2 3 4", [1, 2, 3], "expected 1 × 3 values (rows × columns), got 1 × 4"),
+        ("1 2", 7.0, "expected 1 × 1 values (rows × columns), got 1 × 2"),
+        ("1 2 3 4", [[1, 2, 3], [4, 5, 6]], "expected 2 × 3 values (rows × columns), got 1 × 4"),
+        (
+            "1 2\n3 4\n5 6",
+            [[1, 2, 3], [4, 5, 6]],
+            "expected 2 × 3 values (rows × columns), got 3 × 2",
+        ),
+        ("1 2 3", [[1], [2], [3]], "expected 3 × 1 values (rows × columns), got 1 × 3"),
+        ("1\n2\n3", [1, 2, 3], "expected 1 × 3 values (rows × columns), got 3 × 1"),
+        ("[[1, 2], [3, 4]]", [1, 2, 3, 4], "expected 1 × 4 values (rows × columns), got 2 × 2"),
+        (np.zeros((2, 3)), [1, 2, 3], "expected 1 × 3 values (rows × columns), got 2 × 3"),
+        (np.zeros(3), [[1], [2], [3]], "expected 3 × 1 values (rows × columns), got 1 × 3"),
+        (
+            "1 2 3\n4 5",
+            [[1, 2, 3], [4, 5, 6]],
+            "expected 2 × 3 values (rows × columns), but the rows differ in length: "
+            "row 2 has 2 values, row 1 has 3",
+        ),
+        (
+            "1 2\n3 4\n5",
+            [[1, 2], [3, 4], [5, 6]],
+            "expected 3 × 2 values (rows × columns), but the rows differ in length: "
+            "row 3 has 1 value, row 1 has 2",
+        ),
     ],
 )
 def test_wrong_shape_is_rejected_with_both_shapes(

@@ -59,9 +59,11 @@ CASES = [
     (numeric([[1.0, 2.0], [3.0]]), Rejection.NOT_RECTANGULAR, {}),
     (numeric(np.array(["a", "b", "c"])), Rejection.NOT_NUMBERS, {}),
     (numeric(np.zeros((1, 1, 3))), Rejection.TOO_MANY_DIMENSIONS, {}),
-    (numeric("1 2"), Rejection.WRONG_COUNT, {"rows": 1, "cols": 3, "count": 2}),
+    (numeric("1 2"), Rejection.WRONG_SHAPE, {"rows": 1, "cols": 3, "got_rows": 1, "got_cols": 2}),
     (numeric("1\n2\n3"), Rejection.WRONG_SHAPE,
      {"rows": 1, "cols": 3, "got_rows": 3, "got_cols": 1}),
+    (numeric("1 2 3\n4 5"), Rejection.WRONG_SHAPE_RAGGED,
+     {"rows": 1, "cols": 3, "row": 2, "count": 2, "width": 3}),
     (lambda: grade_multiple_choice(["z"], {"a": 1.0}), Rejection.UNKNOWN_CHOICE, {"choice": "z"}),
     (lambda: grade_multiple_choice(["z", "y"], {"a": 1.0}), Rejection.UNKNOWN_CHOICES,
      {"choices": "'y', 'z'"}),
@@ -90,10 +92,10 @@ def test_every_code_the_grading_functions_raise_is_checked_above():
     assert set(Rejection) - {code for _, code, _ in CASES} == QUIZ_FORM_CODES
 
 
-def test_the_english_message_is_kept_for_the_api_and_logs():
+def test_the_english_message_is_kept_for_the_logs():
     with pytest.raises(AnswerRejected) as caught:
         grade_numeric("1 2", [1.0, 2.0, 3.0], Tolerance())
-    assert str(caught.value) == "expected 1 × 3 values, got 2"
+    assert str(caught.value) == "expected 1 × 3 values (rows × columns), got 1 × 2"
 
 
 def test_a_code_with_missing_or_extra_parameters_is_a_programming_error():

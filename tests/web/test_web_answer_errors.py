@@ -70,7 +70,9 @@ def test_text_left_in_the_paste_box_never_silently_overrides_the_grid(browser_fo
     # a paste error says it is the paste box's, and links the learner to that box
     response = alice.post(url, {"pasted": "1, 2"})
     assert response.status_code == 422
-    assert error_summary(response.text) == ["Paste a matrix: expected 1 × 3 values, got 2"]
+    assert error_summary(response.text) == [
+        "Paste a matrix: expected 1 × 3 values (rows × columns), got 1 × 2"
+    ]
     assert '<li><a href="#pasted">Paste a matrix</a>: <span id="error-pasted">' in response.text
     textarea = re.search(r"<textarea name=\"pasted\"[^>]*>([^<]*)</textarea>", response.text)
     assert 'aria-invalid="true"' in textarea.group(0)
@@ -128,9 +130,15 @@ def test_a_rejected_drill_answer_is_explained_in_chinese(browser_for, sessions):
     (query,), keys = labels(sessions, "alice", variant_id)
     assert keys == ("我", "爱", "你")  # the chapter's sentence; the query is one of them
     cases = [
-        ({"pasted": "1, 2"}, ["粘贴矩阵：应为 1 × 3 个值，实际是 2 个"]),
-        ({"pasted": "1; 2; 3"}, ["粘贴矩阵：应为 1 × 3 个值，实际是 3 × 1"]),
-        ({"pasted": "1 2\n3"}, ["粘贴矩阵：第 2 行有 1 个值，第 1 行有 2 个"]),
+        ({"pasted": "1, 2"}, ["粘贴矩阵：应为 1 × 3 个值（行 × 列），实际是 1 × 2"]),
+        ({"pasted": "1; 2; 3"}, ["粘贴矩阵：应为 1 × 3 个值（行 × 列），实际是 3 × 1"]),
+        (
+            {"pasted": "1 2\n3"},
+            [
+                "粘贴矩阵：应为 1 × 3 个值（行 × 列），"
+                "但各行长短不一：第 2 行有 1 个值，第 1 行有 2 个"
+            ],
+        ),
         ({"cell-0-0": "1", "cell-0-2": "2"}, [f"{query}, 爱：没有填写"]),
         ({"cell-0-0": "abc", "cell-0-1": "1", "cell-0-2": "2"}, [f"{query}, 我：“abc”不是数字"]),
         (

@@ -54,6 +54,11 @@ def cell_inputs(page: str) -> list[str]:
     return re.findall(r'<input name="cell-\d+-\d+"[^>]*>', page)
 
 
+def page_text(response) -> str:
+    """The page's text as read, without its markup (the error summary's links)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", response.text))
+
+
 def attempts_used(sessions, variant_id: int) -> int:
     with reading(sessions) as session:
         return store.load_variant(session, variant_id).attempts_used
@@ -125,30 +130,87 @@ def test_plus_infinity_in_a_masked_cell_is_wrong(app, browser_for, sessions):
     assert f"Attempt 1: score {score}" in alice.get(f"/variants/{variant_id}").text
 
 
+# A 3 × 4 grid (drill-projection) sent a matrix of another shape, or rows of different
+# lengths: what each language says, written out here as a learner reads it.
+WRONG_SHAPES = [
+    (
+        "1 2 3\n4 5 6\n7 8 9\n1 2 3",  # as many values, another layout
+        "wrong_shape",
+        "expected 3 × 4 values (rows × columns), got 4 × 3",
+        "应为 3 × 4 个值（行 × 列），实际是 4 × 3",
+    ),
+    (
+        "1 2 3 4",  # one row of the four columns
+        "wrong_shape",
+        "expected 3 × 4 values (rows × columns), got 1 × 4",
+        "应为 3 × 4 个值（行 × 列），实际是 1 × 4",
+    ),
+    (
+        "1 2 3 4\n5 6 7 8\n9 10 11",  # the third row one short
+        "wrong_shape_ragged",
+        "expected 3 × 4 values (rows × columns), but the rows differ in length: "
+        "row 3 has 3 values, row 1 has 4",
+        "应为 3 × 4 个值（行 × 列），但各行长短不一：第 3 行有 3 个值，第 1 行有 4 个",
+    ),
+    (
+        "1 2 3 4\n5\n6 7 8 9",
+        "wrong_shape_ragged",
+        "expected 3 × 4 values (rows × columns), but the rows differ in length: "
+        "row 2 has 1 value, row 1 has 4",
+        "应为 3 × 4 个值（行 × 列），但各行长短不一：第 2 行有 1 个值，第 1 行有 4 个",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pasted", "reason", "en", "zh"), WRONG_SHAPES)
 def test_a_matrix_of_the_wrong_shape_is_refused_naming_both_shapes_and_uses_no_attempt(
-    browser_for, sessions
+    browser_for, sessions, pasted, reason, en, zh
 ):
     alice = browser_for("alice")
     alice.post("/lang/en")
-    variant_id = start(alice, "drill-projection")  # a 3 x 4 grid
+    variant_id = start(alice, "drill-projection")
     url = f"/variants/{variant_id}/submissions"
-    # the same count of values in another shape: both shapes named
-    response = alice.post(url, {"pasted": "1 2 3\n4 5 6\n7 8 9\n1 2 3"})
+    response = alice.post(url, {"pasted": pasted})
     assert response.status_code == 422
-    text = html.unescape(response.text)
+    text = page_text(response)
     assert "Your answer could not be read, so no attempt was used." in text
-    assert "expected 3 × 4 values, got 4 × 3" in text
-    # another count: the grid's shape and the count
-    response = alice.post(url, {"pasted": "1 2\n3 4"})
-    assert response.status_code == 422
-    assert "expected 3 × 4 values, got 4" in html.unescape(response.text)
-    assert attempts_used(sessions, variant_id) == 0
-    assert "Attempts left: 3" in response.text
+    assert f"Paste a matrix: {en}" in text
 
     alice.post("/lang/zh")
-    response = alice.post(url, {"pasted": "1 2 3\n4 5 6\n7 8 9\n1 2 3"})
+    response = alice.post(url, {"pasted": pasted})
     assert response.status_code == 422
-    text = html.unescape(response.text)
+    text = page_text(response)
     assert "无法读取你的答案，这次不计入次数。" in text
-    assert "应为 3 × 4 个值，实际是 4 × 3" in text
+    assert f"粘贴矩阵：{zh}" in text
+    assert attempts_used(sessions, variant_id) == 0
+
+
+@pytest.mark.parametrize(("pasted", "reason", "en", "zh"), WRONG_SHAPES)
+def test_the_api_refuses_a_wrong_shape_in_the_requests_language_using_no_attempt(
+    browser_for, sessions, pasted, reason, en, zh
+):
+    alice = browser_for("alice")
+    alice.post("/lang/zh")  # the site's language: a request's own choice goes first
+    variant_id = start(alice, "drill-projection")
+    url = f"/api/variants/{variant_id}/submissions"
+    headers = {"X-CSRFToken": alice.token}
+    rows = [[float(value) for value in line.split()] for line in pasted.splitlines()]
+    for body in ({"answer": pasted}, {"answer": rows}):
+        for query, language, message in [
+            ("?lang=en", None, en),
+            ("?lang=zh", None, zh),
+            ("", "en-GB,en;q=0.9", en),
+            ("", "zh-CN", zh),
+            ("", None, zh),  # neither: the site's
+        ]:
+            sent = headers | ({"Accept-Language": language} if language else {})
+            response = alice.client.post(url + query, json=body, headers=sent)
+            assert response.status_code == 422, response.text
+            error = response.json["error"]
+            assert error == {
+                "status": 422,
+                "code": "invalid_answer",
+                "message": message,
+                "reason": reason,
+            }
     assert attempts_used(sessions, variant_id) == 0

@@ -217,7 +217,7 @@ def test_a_matrix_with_too_many_cells_is_refused_in_cells(alice):
     # 256 cells of long floats are read, and graded against the grid's shape
     widest = [[-2.2250738585072014e-308] * 256]
     message = assert_error(alice.post(submit, {"answer": widest}), 422, "invalid_answer")
-    assert message == "expected 1 × 3 values, got 256"
+    assert message == "expected 1 × 3 values (rows × columns), got 1 × 256"
     # whole numbers of 300 digits are finite, but too long to write out
     long_numbers = [[10**299] * 40]
     message = assert_error(alice.post(submit, {"answer": long_numbers}), 422, "invalid_answer")

@@ -344,12 +344,14 @@ def schema(name: str) -> dict:
 
 
 def test_the_json_examples_of_api_md_have_the_specs_fields():
-    """The error, the variant (not finished), the submission result and a wrong cell with its
-    diagnosis, each with exactly the fields the spec requires ("..." stands for what the
-    example leaves out)."""
-    error, variant, result, wrong_cell = json_examples()
+    """The error, the grader's refusal with its reason, the variant (not finished), the
+    submission result and a wrong cell with its diagnosis, each with exactly the fields the
+    spec requires ("..." stands for what the example leaves out)."""
+    error, refusal, variant, result, wrong_cell = json_examples()
     assert set(error) == set(schema("Error")["required"])
     assert set(error["error"]) == set(schema("Error")["properties"]["error"]["required"])
+    assert set(refusal["error"]) == set(schema("Error")["properties"]["error"]["properties"])
+    assert refusal["error"]["reason"] == "wrong_shape"
     assert set(variant) == set(schema("Variant")["required"])
     assert set(variant["given"][0]) == set(schema("Tensor")["required"])
     assert set(variant["answer"]) == set(schema("Variant")["properties"]["answer"]["required"])

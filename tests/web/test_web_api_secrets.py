@@ -228,7 +228,7 @@ def test_unanswered_questions_hold_no_key_explanation_or_rubric(lang, api_for):
             "answer",
         } & keys(item["question"]), item
         for choice in item["question"].get("choices", []):
-            assert set(choice) == {"id", "text"}
+            assert set(choice) == {"id", "label", "text"}
 
 
 def test_answered_questions_show_their_key_but_never_the_rubric_phrases(api_for):

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
-from web_helpers import count, reading, start, user_id
+from web_helpers import count, letters_on_page, reading, start, user_id
 
 from quizsvc import practice, store
 from quizsvc.web.render import format_number
@@ -233,12 +233,14 @@ def test_a_single_choice_answered_right_and_wrong(browser_for, sessions):
     explanation = "Q, K and V are obtained by multiplying the input X by three"
     right = section(alice.get(CHAPTER_URL).text, QKV)
     assert "<form" not in right
-    assert re.search(r"Your answer: <b>B</b>\s*— <span class=\"right\">Correct</span>", right)
-    assert 'Correct answer: <b class="correct-choice">B</b>' in right
+    b = letters_on_page(right, ["B"])
+    assert re.search(rf"Your answer: <b>{b}</b>\s*— <span class=\"right\">Correct</span>", right)
+    assert f'Correct answer: <b class="correct-choice">{b}</b>' in right
     assert explanation in " ".join(right.split())
     wrong = section(bob.get(CHAPTER_URL).text, QKV)
-    assert re.search(r"Your answer: <b>A</b>\s*— <span class=\"wrong\">Wrong</span>", wrong)
-    assert 'Correct answer: <b class="correct-choice">B</b>' in wrong
+    a, b = letters_on_page(wrong, ["A"]), letters_on_page(wrong, ["B"])
+    assert re.search(rf"Your answer: <b>{a}</b>\s*— <span class=\"wrong\">Wrong</span>", wrong)
+    assert f'Correct answer: <b class="correct-choice">{b}</b>' in wrong
     assert explanation in " ".join(wrong.split())
     # the other questions are still unanswered, with their forms
     assert "<form" in section(alice.get(CHAPTER_URL).text, "scaling-by-sqrt-dk")
@@ -464,8 +466,8 @@ def test_invalid_drill_input_is_422_inline_and_uses_no_attempt(browser_for, sess
             f'<a href="#cell-0-1">{query}, 爱</a>: empty',
         ),
         ({"cell-0-0": "1", "cell-0-1": "2"}, f'<a href="#cell-0-2">{query}, 你</a>: empty'),
-        ({"pasted": "1, 2"}, f"{box}expected 1 × 3 values, got 2"),
-        ({"pasted": "1; 2; 3"}, f"{box}expected 1 × 3 values, got 3 × 1"),
+        ({"pasted": "1, 2"}, f"{box}expected 1 × 3 values (rows × columns), got 1 × 2"),
+        ({"pasted": "1; 2; 3"}, f"{box}expected 1 × 3 values (rows × columns), got 3 × 1"),
         (
             {"pasted": "1, nan, 2"},
             f"{box}NaN is not a number you can be graded on (row 1, value 2)",

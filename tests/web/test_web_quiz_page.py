@@ -8,7 +8,7 @@ import html
 import re
 
 import pytest
-from web_helpers import PASSWORD, user_id
+from web_helpers import PASSWORD, letters_on_page, user_id
 
 from quizsvc import store
 
@@ -85,9 +85,11 @@ def test_each_learner_sees_the_choices_in_an_order_of_their_own_and_is_graded_by
         # B is the key wherever it stands: the answer names the choice, not its position
         assert browser.post(f"{CHAPTER_URL}/questions/{QKV}", {"choice": "B"}).status_code == 302
         answered = section(browser.get(CHAPTER_URL).text, QKV)
+        b = letters_on_page(answered, ["B"])
         assert re.search(
-            r"Your answer: <b>B</b>\s*— <span class=\"right\">Correct</span>", answered
+            rf"Your answer: <b>{b}</b>\s*— <span class=\"right\">Correct</span>", answered
         )
+        assert f'Correct answer: <b class="correct-choice">{b}</b>' in answered
         assert answered_order(browser.get(CHAPTER_URL).text, QKV) == first  # as it was asked
         with sessions() as session:
             answer = store.latest_quiz_answers(session, user_id(sessions, name))[QKV]
@@ -103,6 +105,18 @@ def test_the_api_lists_the_choices_in_the_order_of_the_learner_s_page(browser_fo
         listed = browser.client.get("/api/chapters/transformer-by-hand/questions?lang=en").json
         [item] = [i for i in listed["questions"] if i["question"]["id"] == QKV]
         assert [c["id"] for c in item["question"]["choices"]] == page_order
+        # the letters the page gives them: A, B, C, D down the page
+        assert [c["label"] for c in item["question"]["choices"]] == ["A", "B", "C", "D"]
+
+
+def test_the_letters_run_a_b_c_d_down_each_learner_s_page_whatever_the_ids(browser_for, students):
+    orders = set()
+    for name in students:
+        own = section(browser_for(name).get(CHAPTER_URL).text, QKV)
+        shown = re.findall(r'name="choice" value="([^"]+)"> <b>([^<]+)\.</b>', own)
+        assert [letter for _, letter in shown] == ["A", "B", "C", "D"], shown
+        orders.add(tuple(choice_id for choice_id, _ in shown))
+    assert len(orders) >= 2  # the ids under the letters differ between learners
 
 
 # --- tries and penalty authored in the YAML ----------------------------------------------
@@ -160,7 +174,8 @@ def test_a_wrong_try_shows_no_key_and_a_right_second_try_scores_after_the_penalt
     assert alice.post(f"{CHAPTER_URL}/questions/{QKV}", {"choice": "A"}).status_code == 302
     page = alice.get(CHAPTER_URL).text
     wrong = section(page, QKV)
-    assert re.search(r"Your try 1: <b>A</b>\s*— <span class=\"wrong\">Wrong</span>", wrong)
+    a = letters_on_page(wrong, ["A"])
+    assert re.search(rf"Your try 1: <b>{a}</b>\s*— <span class=\"wrong\">Wrong</span>", wrong)
     assert "Try again: a right answer now scores 75%." in text_of(wrong)
     assert 'name="choice"' in wrong  # the form again
     for key in ("correct-choice", "data-key", "Correct answer", "Explanation", "core parameters"):
@@ -171,10 +186,11 @@ def test_a_wrong_try_shows_no_key_and_a_right_second_try_scores_after_the_penalt
     assert alice.post(f"{CHAPTER_URL}/questions/{QKV}", {"choice": "B"}).status_code == 302
     right = section(alice.get(CHAPTER_URL).text, QKV)
     assert 'name="choice"' not in right
-    assert re.search(r"Your answer: <b>B</b>\s*— <span class=\"right\">Correct</span>", right)
+    b = letters_on_page(right, ["B"])
+    assert re.search(rf"Your answer: <b>{b}</b>\s*— <span class=\"right\">Correct</span>", right)
     # max(0, 1 - 0.25 x (2 - 1))
     assert "Scored on try 2 of 2: 75% counts." in text_of(right)
-    assert 'Correct answer: <b class="correct-choice">B</b>' in right
+    assert f'Correct answer: <b class="correct-choice">{b}</b>' in right
     with sessions() as session:
         answer = store.latest_quiz_answers(session, user_id(sessions, "alice"))[QKV]
     assert (answer.attempt, answer.raw_score, answer.score) == (2, 1.0, 0.75)
@@ -186,7 +202,8 @@ def test_the_store_refuses_a_try_beyond_the_yaml_s_from_the_page_and_the_api(bro
         assert bob.post(f"{CHAPTER_URL}/questions/{QKV}", {"choice": choice}).status_code == 302
     out_of_tries = section(bob.get(CHAPTER_URL).text, QKV)
     assert 'name="choice"' not in out_of_tries
-    assert 'Correct answer: <b class="correct-choice">B</b>' in out_of_tries  # now shown
+    b = letters_on_page(out_of_tries, ["B"])
+    assert f'Correct answer: <b class="correct-choice">{b}</b>' in out_of_tries  # now shown
     # a third try, from an old form and from the API: nothing recorded
     assert bob.post(f"{CHAPTER_URL}/questions/{QKV}", {"choice": "B"}).status_code == 302
     api = {"X-CSRFToken": bob.token}

@@ -1,4 +1,5 @@
-"""Helpers the web tests share: read-only looks at the database behind the app."""
+"""Helpers the web tests share: read-only looks at the database behind the app, and what a
+chapter page calls a choice."""
 
 from __future__ import annotations
 
@@ -27,6 +28,15 @@ def reading(sessions) -> Iterator[Session]:
 def user_id(sessions, name: str) -> int:
     with reading(sessions) as session:
         return session.scalar(select(store.User.id).where(store.User.name == name))
+
+
+def letters_on_page(question_html: str, choice_ids: list[str]) -> str:
+    """The letters a learner reads for these choices in a question of the chapter page: the
+    page lists the choices (its form's inputs, or the answered list) in the learner's own
+    order, lettered A, B, C, ... down the page; joined by ", " in that order."""
+    order = re.findall(r'(?:name="choice" value|<li data-choice)="([^"]+)"', question_html)
+    assert sorted(set(order)) == sorted(order), order  # one list of choices only
+    return ", ".join("ABCDEFGHIJ"[n] for n, choice in enumerate(order) if choice in choice_ids)
 
 
 def count(sessions, model) -> int:

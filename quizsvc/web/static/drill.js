@@ -1,12 +1,14 @@
 // The answer grid. Pasting a whole matrix into one cell spreads it over the grid from that
 // cell; one too large to fit from there but of the grid's own shape fills the whole grid,
 // and any other leaves the grid as it was and says why, naming both shapes (values dropped
-// at the grid's edge would go unseen). A matrix that fits the grid, pasted or typed into the
-// "Paste a matrix" box, is copied into the grid and the box emptied (a typed one when the
-// box is left, e.g. for the Submit button), so the grid is the one answer the learner sees
-// and edits: the server reads the box only while the grid is empty, and on a retry the grid
-// holds the last attempt. The arrow keys move between cells as in a spreadsheet; a cell's
-// "−∞" button fills in minus infinity. The error summary's links lead to the fields to fix.
+// at the grid's edge would go unseen), or, for rows of different lengths, the first row
+// whose length differs from row 1's, as the server does. A matrix that fits the grid, pasted
+// or typed into the "Paste a matrix" box, is copied into the grid and the box emptied (a
+// typed one when the box is left, e.g. for the Submit button), so the grid is the one
+// answer the learner sees and edits: the server reads the box only while the grid is empty,
+// and on a retry the grid holds the last attempt. The arrow keys move between cells as in a
+// spreadsheet; a cell's "−∞" button fills in minus infinity. The error summary's links lead
+// to the fields to fix.
 (function () {
   "use strict";
   // A link of the error summary (above the grid) takes the keyboard to its cell or box, with
@@ -59,12 +61,23 @@
   const fits = (values) =>
     values.length === rowCount && values.every((row) => row.length === colCount);
   const width = (values) => Math.max(...values.map((row) => row.length));
-  const gridStatus = document.querySelector(".grid-status");
-  function sayOfGrid(key, values) {
-    if (!gridStatus) return;
-    gridStatus.textContent = gridStatus.dataset[key]
+  // the first row (counted from 0) whose length differs from row 1's, or -1 if none does
+  const unevenRow = (values) => values.findIndex((row) => row.length !== values[0].length);
+  // a status line's text for the pasted values: its data-ragged one, naming the uneven row,
+  // for rows of different lengths, else its data-<key> one, naming both shapes
+  function statusText(line, key, values) {
+    const uneven = unevenRow(values);
+    if (uneven >= 0) {
+      return line.dataset.ragged.replace("{row}", uneven + 1)
+        .replace("{count}", values[uneven].length).replace("{width}", values[0].length);
+    }
+    return line.dataset[key]
       .replace("{rows}", values.length).replace("{cols}", width(values))
       .replace("{grid_rows}", rowCount).replace("{grid_cols}", colCount);
+  }
+  const gridStatus = document.querySelector(".grid-status");
+  function sayOfGrid(key, values) {
+    if (gridStatus) gridStatus.textContent = statusText(gridStatus, key, values);
   }
 
   cells.forEach((cell) => {
@@ -74,7 +87,9 @@
       event.preventDefault();
       const r0 = +cell.dataset.row;
       const c0 = +cell.dataset.col;
-      if (r0 + values.length <= rowCount && c0 + width(values) <= colCount) {
+      if (unevenRow(values) >= 0) {
+        sayOfGrid("noFit", values); // rows of different lengths: nothing pasted
+      } else if (r0 + values.length <= rowCount && c0 + width(values) <= colCount) {
         fill(values, r0, c0);
         if (gridStatus) gridStatus.textContent = "";
       } else if (fits(values)) {
@@ -139,9 +154,7 @@
   // left in the box as it is (the server refuses it, and says so, using no attempt)
   function sayWrongShape(values) {
     if (!status) return;
-    status.textContent = values.length ? status.dataset.wrongShape
-      .replace("{rows}", values.length).replace("{cols}", width(values))
-      .replace("{grid_rows}", rowCount).replace("{grid_cols}", colCount) : "";
+    status.textContent = values.length ? statusText(status, "wrongShape", values) : "";
   }
   box.addEventListener("paste", (event) => {
     const values = matrixValues((event.clipboardData || window.clipboardData).getData("text"));
