@@ -113,7 +113,7 @@ def test_the_letters_run_a_b_c_d_down_each_learner_s_page_whatever_the_ids(brows
     orders = set()
     for name in students:
         own = section(browser_for(name).get(CHAPTER_URL).text, QKV)
-        shown = re.findall(r'name="choice" value="([^"]+)"> <b>([^<]+)\.</b>', own)
+        shown = re.findall(r'name="choice" value="([^"]+)"> <span><b>([^<]+)\.</b>', own)
         assert [letter for _, letter in shown] == ["A", "B", "C", "D"], shown
         orders.add(tuple(choice_id for choice_id, _ in shown))
     assert len(orders) >= 2  # the ids under the letters differ between learners
