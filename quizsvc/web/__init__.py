@@ -19,6 +19,7 @@ from quizsvc.web import (
     errors,
     i18n,
     instructor,
+    login_session,
     progress,
     quiz,
     render,
@@ -113,7 +114,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         SESSION_COOKIE_SAMESITE="Lax",
         REMEMBER_COOKIE_HTTPONLY=True,
         REMEMBER_COOKIE_SAMESITE="Lax",
-        WTF_CSRF_CHECK_DEFAULT=False,  # checked in auth.protect_from_csrf, token clients skip it
+        WTF_CSRF_CHECK_DEFAULT=False,  # checked in login_session, token clients skip it
         WTF_CSRF_TIME_LIMIT=None,
         # a message WTForms writes itself in the page's language, from WTForms' own catalog
         # (the forms give each of their rules a message of their own, in the app's catalogs)
@@ -122,7 +123,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     app.config.update(settings.from_environment().flask_config())
     app.url_map.converters["int"] = DatabaseIdConverter
-    app.session_interface = auth.BearerAwareSessionInterface()
     app.json = StrictJSONProvider(app)
     if config:
         app.config.update(config)
@@ -148,6 +148,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     i18n.init_app(app)
     render.init_app(app)
     errors.init_app(app)
+    login_session.init_app(app)  # its CSRF check before the views' own hooks
     for blueprint in (auth.bp, quiz.bp, drills.bp, progress.bp, instructor.bp, api.bp):
         app.register_blueprint(blueprint)
     return app

@@ -1,9 +1,10 @@
 """The JSON API under /api: what the pages do, for scripts and in-page JavaScript.
 
 Described in docs/api.md and docs/openapi.yaml.  Authentication is the session cookie (with
-the X-CSRFToken header on writes, checked app-wide in `auth`) or `Authorization: Bearer
-<token>` (`quizsvc user token NAME`), which alone decides when it is sent, cookie or not
-(`auth.BearerAwareSessionInterface`); anything else gets a 401 JSON error, never a redirect.
+the X-CSRFToken header on writes, checked app-wide in `login_session`) or
+`Authorization: Bearer <token>` (`quizsvc user token NAME`), which alone decides when it is
+sent, cookie or not (`login_session.BearerAwareSessionInterface`); anything else gets a 401
+JSON error, never a redirect.
 Errors use the one JSON format of `errors.error_response`.
 
 What a learner may see is decided by naming the fields that are sent, never by deleting

@@ -31,7 +31,7 @@ from web_helpers import PASSWORD
 from quizsvc import store
 from quizsvc.bank import Bank
 from quizsvc.store import migrate
-from quizsvc.web import auth, context, create_app, throttle
+from quizsvc.web import context, create_app, login_session, throttle
 
 USERS = {"alice": "student", "bob": "student", "ines": "instructor"}
 REPO = Path(__file__).resolve().parents[2]
@@ -273,8 +273,8 @@ class Browser:
             flask.session.update(cookie_session)
             user = context.db().scalar(select(store.User).where(store.User.name == name))
             assert user is not None, f"no user named {name}"
-            auth.start_fresh_session()
-            auth.log_in(user)
+            login_session.start_fresh_session()
+            login_session.log_in(user)
             self.token = generate_csrf()
             cookie_session.clear()
             cookie_session.update(flask.session)

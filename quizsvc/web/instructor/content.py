@@ -32,12 +32,12 @@ from quizsvc.bank import (
 from quizsvc.quiz_standing import QuestionStanding
 from quizsvc.selftest import run_selftest
 from quizsvc.store import reports_queries
-from quizsvc.web.auth import instructor_required
 from quizsvc.web.context import bank, db, load_content, state
 from quizsvc.web.drill_parts import attention_heatmap, cell_names, drill_rules, step_tables
 from quizsvc.web.forms import ContentReloadForm, PreviewForm
 from quizsvc.web.i18n import localized_variant, negotiated_language
 from quizsvc.web.instructor.common import begin_reading, bp, excerpt
+from quizsvc.web.login_session import instructor_required
 from quizsvc.web.quiz import numeric_answer_tensor, question_rules
 from quizsvc.web.render import format_number, matrix_table
 

@@ -6,10 +6,10 @@ from flask import render_template
 
 from quizsvc import store
 from quizsvc.store import reports_queries
-from quizsvc.web.auth import instructor_required
 from quizsvc.web.context import bank, db
 from quizsvc.web.instructor import review
 from quizsvc.web.instructor.common import begin_reading, bp
+from quizsvc.web.login_session import instructor_required
 
 
 @bp.get("/")

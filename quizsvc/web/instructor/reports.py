@@ -12,9 +12,9 @@ from flask_babel import gettext
 
 from quizsvc import reports, store
 from quizsvc.bank import Bank
-from quizsvc.web.auth import instructor_required
 from quizsvc.web.context import bank, db, state
 from quizsvc.web.instructor.common import begin_reading, bp
+from quizsvc.web.login_session import instructor_required
 
 CSV_MIMETYPE = "text/csv"
 JSONL_MIMETYPE = "application/x-ndjson"  # JSON Lines: one JSON object per line, UTF-8

@@ -16,11 +16,11 @@ from quizsvc import practice, store
 from quizsvc.bank import Bank, OpenQuestion, Question, localize, render_markdown
 from quizsvc.grading import RubricSuggestion, normalise_typed_number, suggest_open_score
 from quizsvc.store import reports_queries
-from quizsvc.web.auth import instructor_required
 from quizsvc.web.context import bank, db
 from quizsvc.web.forms import ReviewForm
 from quizsvc.web.i18n import negotiated_language, question_title
 from quizsvc.web.instructor.common import begin_reading, bp
+from quizsvc.web.login_session import instructor_required
 from quizsvc.web.render import format_percent
 
 MAX_COMMENT_LENGTH = 5000

@@ -14,11 +14,12 @@ from flask_babel import gettext
 from quizsvc import reports, store
 from quizsvc.bank import localize
 from quizsvc.store import reports_queries
-from quizsvc.web.auth import create_account, instructor_required, new_account_problem
+from quizsvc.web.auth import create_account, new_account_problem
 from quizsvc.web.context import bank, db
 from quizsvc.web.forms import AccountForm, first_error
 from quizsvc.web.i18n import negotiated_language, skill_name
 from quizsvc.web.instructor.common import begin_reading, bp, excerpt
+from quizsvc.web.login_session import instructor_required
 from quizsvc.web.progress import in_bank_order
 from quizsvc.web.render import bar_chart_svg, chart_figure, line_chart_svg
 
