@@ -44,7 +44,7 @@ def rounding_rule(rounding: Rounding) -> str:
             answer=rounding.answer,
         )
     return gettext(
-        "Keep %(intermediate)s decimals in each intermediate result (%(exponentials)s in e^x "
+        "Keep %(intermediate)s decimals in each intermediate result (%(exponentials)s in eˣ "
         "and their sum) and give the answer to %(answer)s.",
         intermediate=rounding.intermediate,
         exponentials=rounding.exponentials,

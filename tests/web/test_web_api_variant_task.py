@@ -207,7 +207,7 @@ def decimals_rule(rounding: dict) -> str:
     if exps is None:
         return f"Keep {steps} decimals in each intermediate result and give the answer to {answer}."
     return (
-        f"Keep {steps} decimals in each intermediate result ({exps} in e^x and their sum) and "
+        f"Keep {steps} decimals in each intermediate result ({exps} in eˣ and their sum) and "
         f"give the answer to {answer}."
     )
 

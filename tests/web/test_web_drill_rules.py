@@ -145,7 +145,7 @@ def rules_of_a_new_variant(browser, question_id: str) -> list[str]:
         (
             "drill-multi-head",
             [
-                "Keep 3 decimals in each intermediate result (4 in e^x and their sum) and give "
+                "Keep 3 decimals in each intermediate result (4 in eˣ and their sum) and give "
                 "the answer to 2.",
                 "Answers within ±0.03 of the exact value count as correct.",
                 "Each further attempt takes 10% off the score.",
