@@ -5,16 +5,23 @@
 // example) would make the keyboard stop at every one. Checked again whenever a box
 // changes size (a phone turned, a window resized). Without this script every box stays a
 // stop, which is the safe side.
+// Every box is measured before any is changed: a measure after a change would make the
+// browser lay the page out again, once per box (hundreds on the worked example).
 (function () {
   "use strict";
-  const boxes = document.querySelectorAll(".matrix-scroll, .table-scroll, .math-display");
-  const update = (box) => {
-    if (box.scrollWidth > box.clientWidth) box.setAttribute("tabindex", "0");
-    else if (document.activeElement !== box) box.removeAttribute("tabindex");
+  const boxes = Array.from(document.querySelectorAll(".matrix-scroll, .table-scroll, .math-display"));
+  const update = (targets) => {
+    const scrolls = targets.map((box) => box.scrollWidth > box.clientWidth);
+    targets.forEach((box, i) => {
+      if (scrolls[i]) box.setAttribute("tabindex", "0");
+      else if (document.activeElement !== box) box.removeAttribute("tabindex");
+    });
   };
-  boxes.forEach(update);
   if ("ResizeObserver" in window) {
-    const observer = new ResizeObserver((entries) => entries.forEach((e) => update(e.target)));
+    // it reports every box once when it starts observing, after the page's first layout
+    const observer = new ResizeObserver((entries) => update(entries.map((e) => e.target)));
     boxes.forEach((box) => observer.observe(box));
+  } else {
+    update(boxes);
   }
 })();
