@@ -38,6 +38,7 @@ def init_app(app) -> None:
     app.jinja_env.filters["percent"] = format_percent
     app.jinja_env.filters["whole_percent"] = format_whole_percent
     app.jinja_env.filters["chinese_lang"] = chinese_lang
+    app.jinja_env.globals["shape_caption"] = shape_caption
 
 
 def chinese_lang(text: str) -> Markup:
@@ -47,6 +48,13 @@ def chinese_lang(text: str) -> Markup:
     the `chinese_lang` filter, for a header's attributes."""
     wide = any(unicodedata.east_asian_width(c) in ("W", "F") for c in text)
     return Markup(" lang='zh-CN'" if wide else "")
+
+
+def shape_caption(name: str, rows: int, cols: int) -> Markup:
+    """A matrix's name and, for more than one number, its shape: "Q (3 × 4)"."""
+    if rows * cols <= 1:
+        return escape(name)
+    return Markup("{} <span class='shape'>({} × {})</span>").format(name, rows, cols)
 
 
 def matrix_table(
@@ -62,7 +70,8 @@ def matrix_table(
     as the table's caption, or `region_label` where the page shows the same tensor twice (a
     page's regions need names of their own to be told apart). The corner above the row
     headers heads nothing, so it is a plain cell. Labels that are all empty (one number's
-    column, "") are left out, rather than drawn as an empty strip of header cells."""
+    column, "") are left out, rather than drawn as an empty strip of header cells. The
+    caption gives the matrix's shape after its name."""
     with_col_headers = any(tensor.col_labels)
     with_row_headers = any(tensor.row_labels)
     corner = "<td></td>" if with_row_headers else ""
@@ -77,12 +86,12 @@ def matrix_table(
             f"<th scope='row'{chinese_lang(label)}>{escape(label)}</th>" if with_row_headers else ""
         )
         rows.append(f"<tr>{header}{''.join(cells)}</tr>")
-    name = escape(tensor.name)
-    region = escape(region_label) if region_label else name
+    region = escape(region_label) if region_label else escape(tensor.name)
+    caption = shape_caption(tensor.name, len(tensor.values), len(tensor.values[0]))
     thead = f"<thead><tr>{corner}{head}</tr></thead>" if with_col_headers else ""
     return Markup(
         f"<div class='matrix-scroll' role='region' tabindex='0' aria-label='{region}'>"
-        f"<table class='matrix'><caption>{name}</caption>"
+        f"<table class='matrix'><caption>{caption}</caption>"
         f"{thead}<tbody>{''.join(rows)}</tbody></table></div>"
     )
 

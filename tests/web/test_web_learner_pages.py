@@ -583,13 +583,14 @@ def test_a_drills_tables_are_labelled_in_the_page_language(browser_for):
     alice.post("/lang/zh")
     page = alice.get(f"/variants/{start(alice, 'drill-softmax-row')}").text
     # the given row of scores, and the answer's row: weights, not scores
-    assert "<caption>分数</caption>" in page
+    # named in the page's language, its shape after the name
+    assert re.search(r"<caption>分数 <span class='shape'>\(1 × \d\)</span></caption>", page)
     assert "<th scope='row' lang='zh-CN'>分数</th>" in page
     assert re.search(r'<th scope="row"[^>]*>权重</th>', page), "the grid's row header"
     assert "权重, 我" in page  # a cell's name
     alice.post("/lang/en")
     page = alice.get(f"/variants/{start(alice, 'drill-softmax-row')}").text
-    assert "<caption>scores</caption>" in page and "weight, 我" in page
+    assert re.search(r"<caption>scores <span class='shape'>", page) and "weight, 我" in page
     # on the English page the chapter's tokens say they are Chinese, in the given tensor's
     # table and in the answer grid alike; an English label does not
     grid = first(r'<table class="matrix grid">(.*?)</table>', page)

@@ -245,7 +245,7 @@ def test_a_numeric_answer_shows_its_automatic_score_marks_key_and_lines_as_typed
         (False, "2.5", "[2.885, 2.895]"),
     ]
     expected = re.search(r'<div class="expected">(.*?)</div>', section, re.S).group(1)
-    assert "<caption>Correct answer</caption>" in expected
+    assert "<caption>Correct answer <span class='shape'>(2 × 2)</span></caption>" in expected
     assert re.findall(r"<td>([^<]+)</td>", expected) == ["2", "−∞", "2.7", "2.89"]
     # rows and columns numbered from 1, as the grader's messages count them
     assert re.findall(r"<th scope='row'>([^<]*)</th>", expected) == ["1", "2"]
@@ -258,7 +258,7 @@ def test_a_numeric_answer_shows_its_automatic_score_marks_key_and_lines_as_typed
     section = question_section(alice.get(CHAPTER_URL).text, "masked-scores")
     assert '<p class="auto-score">自动评分：75%</p>' in section
     assert "老师评阅" not in section
-    assert "<caption>正确答案</caption>" in section
+    assert "<caption>正确答案 <span class='shape'>(2 × 2)</span></caption>" in section
 
 
 def test_an_all_or_nothing_row_with_one_wrong_cell_scores_zero_and_says_which(browser_for):

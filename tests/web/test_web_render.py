@@ -20,6 +20,7 @@ from quizsvc.web.render import (
     line_chart_svg,
     matrix_table,
     noted_matrix_table,
+    shape_caption,
     text_width,
 )
 
@@ -99,7 +100,7 @@ def test_a_matrix_table_labels_rows_and_columns_and_marks_cells():
         # focusable, and named as the table's caption; the corner heads nothing, so it is a
         # plain cell; a Chinese label says so (a screen reader reads it in a Chinese voice)
         "<div class='matrix-scroll' role='region' tabindex='0' aria-label='S &lt;x&gt;'>"
-        "<table class='matrix'><caption>S &lt;x&gt;</caption>"
+        "<table class='matrix'><caption>S &lt;x&gt; <span class='shape'>(2 × 2)</span></caption>"
         "<thead><tr><td></td><th scope='col'>k1</th><th scope='col'>&lt;k2&gt;</th></tr></thead>"
         "<tbody>"
         "<tr><th scope='row' lang='zh-CN'>我</th>"
@@ -323,3 +324,11 @@ def test_a_bar_chart_without_bars_keeps_one_rows_height():
     root = svg(bar_chart_svg([], width=300))
     assert (root.get("width"), root.get("height")) == ("300", "30")
     assert not children(root, "rect")
+
+
+def test_a_caption_gives_a_matrix_s_shape_but_not_a_single_number_s():
+    assert str(shape_caption("Q", 3, 4)) == "Q <span class='shape'>(3 × 4)</span>"
+    assert str(shape_caption("row", 1, 5)) == "row <span class='shape'>(1 × 5)</span>"
+    assert str(shape_caption("Loss <1>", 1, 1)) == "Loss &lt;1&gt;"
+    loss = ET.fromstring(str(matrix_table(Tensor("Loss", [[1.25]], ("Loss",), ("",)))))
+    assert loss.find("table/caption").text == "Loss" and loss.find("table/caption/span") is None
