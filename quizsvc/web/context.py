@@ -51,6 +51,9 @@ class AppState:
         bank = load_content(content_dir)
         with sessions() as session:
             live = store.record_first_content_load(session, bank.version)
+        # no connection left in the pool: a server that forks its workers from this
+        # process (gunicorn --preload) must not have them share one
+        engine.dispose()
         if live.version != bank.version:
             log.warning(
                 "content in %s is version %s, not the version last made live (%s): serving"
