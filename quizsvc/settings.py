@@ -33,7 +33,6 @@ DEFAULT_LOGIN_ATTEMPT_LIMITS = "10 per 10 minutes"
 # Per client address, over every name: generous, since a class behind one school's NAT shares
 # an address; a password sprayer still gets no more than this from one address.
 DEFAULT_LOGIN_ADDRESS_ATTEMPT_LIMITS = "50 per 10 minutes"
-DEFAULT_LOGIN_THROTTLE_STORAGE = "memory://"
 
 PREFIX = "QUIZSVC_"
 DATABASE_URL_NAMES = ("DATABASE_URL", "QUIZSVC_DATABASE_URL")
@@ -104,11 +103,6 @@ class Settings(BaseModel):
         validation_alias="QUIZSVC_LOGIN_ADDRESS_ATTEMPT_LIMITS",
         description=RATE_LIMITS,
     )
-    login_throttle_storage: str = Field(
-        DEFAULT_LOGIN_THROTTLE_STORAGE,
-        validation_alias="QUIZSVC_LOGIN_THROTTLE_STORAGE",
-        description="a storage URI of the `limits` library (memory://, redis://...)",
-    )
     trusted_proxies: int = Field(
         0,
         ge=0,
@@ -151,7 +145,6 @@ class Settings(BaseModel):
             "PERMANENT_SESSION_LIFETIME": timedelta(seconds=self.permanent_session_lifetime),
             "LOGIN_ATTEMPT_LIMITS": self.login_attempt_limits,
             "LOGIN_ADDRESS_ATTEMPT_LIMITS": self.login_address_attempt_limits,
-            "LOGIN_THROTTLE_STORAGE": self.login_throttle_storage,
             "TRUSTED_PROXIES": self.trusted_proxies,
         }
         if self.secret_key is not None:

@@ -279,3 +279,47 @@ class SkillProgressRecord(Base):
     last_score: Mapped[float] = mapped_column(Float)
     mastery: Mapped[float] = mapped_column(Float)
     last_activity: Mapped[datetime]
+
+
+class LoginAttempt(Base):
+    """One attempt at a password that the login throttle counted (``quizsvc.store.
+    login_attempts``): ``key`` names what it counts against (a digest of an account name, a
+    client's address or network), ``attempted_at`` when. Rows older than the longest window
+    of the limits are deleted as attempts come in."""
+
+    __tablename__ = "login_attempts"
+    __table_args__ = (
+        # a key's attempts in its window, oldest first
+        Index(None, "key", "attempted_at"),
+        # the rows every window has left, for pruning
+        Index(None, "attempted_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(100))
+    attempted_at: Mapped[datetime]
+
+
+class ContentLoad(Base):
+    """A question bank made the live one, after it validated: by an instructor's reload, or
+    by the first process to serve an empty database. The newest row (highest ``id``) is the
+    version every worker process serves; ``version`` is ``quizsvc.bank.Bank.version``."""
+
+    __tablename__ = "content_loads"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version: Mapped[str] = mapped_column(String(128))
+    loaded_at: Mapped[datetime]
+
+
+class ContentWorker(Base):
+    """The bank version a worker process serves: ``worker`` is ``host:pid``, ``load_id`` the
+    newest content load it has acted on, ``seen_at`` when it last said so."""
+
+    __tablename__ = "content_workers"
+    __table_args__ = (Index(None, "seen_at"),)
+
+    worker: Mapped[str] = mapped_column(String(300), primary_key=True)
+    version: Mapped[str] = mapped_column(String(128))
+    load_id: Mapped[int | None] = mapped_column(Integer)
+    seen_at: Mapped[datetime]

@@ -14,6 +14,7 @@ from quizsvc import settings
 from quizsvc.web import (
     api,
     auth,
+    content_sync,
     delivery,
     drills,
     errors,
@@ -140,6 +141,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config["DATABASE_URL"], Path(app.config["CONTENT_DIR"])
     )
     app.teardown_appcontext(close_db)
+    content_sync.init_app(app)  # first of the before_request functions: they see its bank
     delivery.init_app(app)  # first: its compression runs after every other after_request
     app.after_request(add_security_headers)
     csrf.init_app(app)

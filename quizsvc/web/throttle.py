@@ -1,4 +1,4 @@
-"""Password guessing slowed down, counted two ways with the `limits` library:
+"""Password guessing slowed down, counted two ways:
 
 - per account name: attempts to prove an account's password (logging in, the current
   password of a password change). Once an account has had LOGIN_ATTEMPT_LIMITS of them
@@ -21,10 +21,11 @@ in front of the app to believe, and Werkzeug's ProxyFix then takes the address f
 X-Forwarded-For entries (`init_app`). Never more than there are: a client can write any
 X-Forwarded-For it likes, and only the entries the trusted proxies appended are true.
 
-The counts live in the `limits` library's storage named by LOGIN_THROTTLE_STORAGE:
-"memory://" (the default) holds them in this process, which is right for `make run`'s one
-process; a deployment of several processes needs a storage they share (`redis://...`,
-`memcached://...`, with that `limits` extra installed), or each process counts on its own.
+The counts live in the database (`quizsvc.store.login_attempts`, a row per counted attempt):
+every worker process, on every host, counts against the same limits, exactly (an attempt is
+counted in one transaction holding its name's lock), and a restart forgets nothing. They are
+kept in the request's own session (`db()`), whose transaction a login's password check may
+already hold: on SQLite a second connection would wait for that one's write lock.
 """
 
 from __future__ import annotations
@@ -32,16 +33,15 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import math
-import time
 from dataclasses import dataclass
+from datetime import timedelta
 
 from flask import Flask, current_app, request
-from limits import RateLimitItem
-from limits.storage import storage_from_string
-from limits.strategies import MovingWindowRateLimiter
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from quizsvc import store
 from quizsvc.settings import parse_rate_limits
+from quizsvc.web.context import db
 
 
 @dataclass(frozen=True)
@@ -55,67 +55,68 @@ class Refusal:
 
 @dataclass(frozen=True)
 class PasswordThrottle:
-    limiter: MovingWindowRateLimiter
-    name_limits: tuple[RateLimitItem, ...]
-    address_limits: tuple[RateLimitItem, ...]
+    name_limits: tuple[store.AttemptLimit, ...]
+    address_limits: tuple[store.AttemptLimit, ...]
 
     @classmethod
-    def create(cls, storage_uri: str, name_limits: str, address_limits: str) -> PasswordThrottle:
+    def create(cls, name_limits: str, address_limits: str) -> PasswordThrottle:
         """ValueError naming the setting for limits that do not read as such ("10 per
-        fortnight"; "5 per minute; 20 per hour" is two) or a storage `limits` lacks."""
+        fortnight"; "5 per minute; 20 per hour" is two)."""
         parsed = []
         for setting, limits in (
             ("QUIZSVC_LOGIN_ATTEMPT_LIMITS", name_limits),
             ("QUIZSVC_LOGIN_ADDRESS_ATTEMPT_LIMITS", address_limits),
         ):
             try:
-                parsed.append(parse_rate_limits(limits))
+                items = parse_rate_limits(limits)
             except ValueError as exc:
                 raise ValueError(f"{setting}: {exc}") from None
-        try:
-            storage = storage_from_string(storage_uri)
-        except Exception as exc:  # limits raises ConfigurationError, ImportError, ...
-            raise ValueError(
-                f"QUIZSVC_LOGIN_THROTTLE_STORAGE is not a storage the limits library can use: {exc}"
-            ) from None
-        return cls(MovingWindowRateLimiter(storage), *parsed)
+            parsed.append(
+                tuple(
+                    store.AttemptLimit(item.amount, timedelta(seconds=item.get_expiry()))
+                    for item in items
+                )
+            )
+        return cls(*parsed)
+
+    @property
+    def keep(self) -> timedelta:
+        """How long an attempt counts for any limit."""
+        return max(limit.window for limit in (*self.name_limits, *self.address_limits))
 
     def attempt(self, name: str, address: str | None = None) -> Refusal | None:
         """Count an attempt at `name`'s password (from `address`, for a login), before
         checking it: None if it may be checked, else why not and for how long."""
-        if address is not None:
-            where = _address_key(address)
-            # tested, not hit: the address counts failures only (`failed`)
-            if not all(self.limiter.test(item, where) for item in self.address_limits):
-                return Refusal("address", self._wait(where, self.address_limits))
-        key = _name_key(name)
-        # hit (count if under the limit) in one step, not test then hit: requests sent at
+        # tested, not counted: the address counts failures only (`failed`)
+        checked = (
+            (store.Counter(_address_key(address), self.address_limits),)
+            if address is not None
+            else ()
+        )
+        # counted if under the limit in one step, not tested then counted: requests sent at
         # once could otherwise all pass the test
-        counted = [self.limiter.hit(item, key) for item in self.name_limits]
-        return None if all(counted) else Refusal("name", self._wait(key, self.name_limits))
+        refused = store.count_attempt(
+            db(),
+            store.Counter(_name_key(name), self.name_limits),
+            checked=checked,
+            keep=self.keep,
+        )
+        if refused is None:
+            return None
+        reason = "name" if refused.key.startswith(NAME_PREFIX) else "address"
+        return Refusal(reason, max(1, math.ceil(refused.wait.total_seconds())))
 
     def failed(self, address: str) -> None:
         """A login from `address` had a wrong name or password. (Counted after the check, so
         requests in flight at once may each pass `attempt` first: past the limit by at most
         as many as the server handles at a time.)"""
-        where = _address_key(address)
-        for item in self.address_limits:
-            self.limiter.hit(item, where)
+        store.count_attempt(
+            db(), store.Counter(_address_key(address), self.address_limits), keep=self.keep
+        )
 
     def succeeded(self, name: str) -> None:
         """The password was right: the attempts at this name before it are forgotten."""
-        key = _name_key(name)
-        for item in self.name_limits:
-            self.limiter.clear(item, key)
-
-    def _wait(self, key: str, limits: tuple[RateLimitItem, ...]) -> int:
-        now = time.time()
-        waits = [
-            self.limiter.get_window_stats(item, key).reset_time - now
-            for item in limits
-            if not self.limiter.test(item, key)
-        ]
-        return max(1, math.ceil(max(waits, default=1)))
+        store.forget_attempts(db(), _name_key(name))
 
 
 def password_throttle() -> PasswordThrottle:
@@ -128,9 +129,8 @@ def client_address() -> str:
 
 
 def init_app_state(app: Flask) -> None:
-    """The throttle, with no attempt counted yet, for the app's settings."""
+    """The throttle for the app's settings (its counts are in the app's database)."""
     app.extensions["quizsvc.password_throttle"] = PasswordThrottle.create(
-        app.config["LOGIN_THROTTLE_STORAGE"],
         app.config["LOGIN_ATTEMPT_LIMITS"],
         app.config["LOGIN_ADDRESS_ATTEMPT_LIMITS"],
     )
@@ -149,9 +149,12 @@ def minutes(seconds: int) -> int:
     return math.ceil(seconds / 60)
 
 
+NAME_PREFIX = "password:"
+
+
 def _name_key(name: str) -> str:
     # a digest: a typed name may be of any length and hold any character
-    return "password:" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+    return NAME_PREFIX + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _address_key(address: str) -> str:

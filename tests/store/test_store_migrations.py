@@ -476,3 +476,36 @@ def test_0007_keeps_a_user_s_language_and_its_downgrade_drops_only_that(empty_db
         assert user_names(engine) == ["ada"]
     finally:
         engine.dispose()
+
+
+def test_0008_adds_the_shared_state_tables_and_its_downgrade_drops_only_them(empty_db_url):
+    migrate.upgrade(empty_db_url, "0007")
+    engine = make_engine(empty_db_url)
+    shared = {"login_attempts", "content_loads", "content_workers"}
+    try:
+        before = tables(engine)
+        assert not shared & before
+        insert_user(engine, "ada")
+        migrate.upgrade(empty_db_url, "0008")
+        engine.dispose()
+        assert tables(engine) == before | shared
+        indexes = {index["name"] for index in inspect(engine).get_indexes("login_attempts")}
+        assert indexes == {
+            "ix_login_attempts_key_attempted_at",
+            "ix_login_attempts_attempted_at",
+        }
+        sessions = make_session_factory(engine)
+        limit = store.Counter("password:ada", (store.AttemptLimit(1, timedelta(minutes=10)),))
+        with sessions() as session:
+            assert store.count_attempt(session, limit, keep=timedelta(hours=1), now=T0) is None
+            assert store.count_attempt(session, limit, keep=timedelta(hours=1), now=T0) is not None
+            loaded = store.record_first_content_load(session, "v1", now=T0)
+            store.record_served_content(session, "host:1", "v1", loaded.id, now=T0)
+            assert store.latest_content_load(session) == loaded
+
+        migrate.downgrade(empty_db_url, "0007")
+        engine.dispose()
+        assert tables(engine) == before
+        assert user_names(engine) == ["ada"]
+    finally:
+        engine.dispose()

@@ -174,8 +174,8 @@ def app(app_with):
 
 # An app per test, as create_app makes it, but without its cost (its ~50 URL rules compiled
 # anew, ~60 ms): the app a test had is given to a later test asking for the same settings,
-# made as new where a test can see it. Settings, database, content and bank, and the login
-# throttle (whose counts live in memory) are the new test's own; routes and templates are
+# made as new where a test can see it. Settings, database (the login throttle's counts among
+# it), content and bank are the new test's own; routes and templates are
 # the same code's. A test that adds a route or hook to its app asks for a ``fresh_app``.
 _apps_made: dict[str, tuple[Flask, dict]] = {}
 

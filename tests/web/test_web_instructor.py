@@ -137,7 +137,8 @@ def test_the_content_page_lists_chapters_and_questions_with_their_source(app, br
     assert "<code>transformer-by-hand/questions.yaml:4</code>" in page.text  # qkv-origin
     assert "<code>transformer-by-hand/drills.yaml:8</code>" in page.text  # first drill
     assert FIRST_PROMPT_EN in page.text
-    assert "ONE worker process" in page.text  # the help says a reload reaches one process
+    assert "every worker process of the service switches" in page.text
+    assert "worker-versions" not in page.text  # one process, serving the live version
 
 
 def edit(content_dir: Path, old: str, new: str, file: str = QUESTIONS_FILE) -> None:

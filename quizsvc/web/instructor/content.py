@@ -1,8 +1,9 @@
 """The instructor's content pages: the loaded bank and the files on disk, reloading them, a
 question's preview (a drill's variant for any seed), the self-test.
 
-Reloading the content swaps the bank of THIS process only: serve with one worker process
-(and threads), as `make run` does, or each worker keeps the bank it loaded itself.
+A reload records the new bank's version in the database, and every worker process follows it
+within a second (`content_sync`); the content page shows which version each worker serves
+when they differ.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from quizsvc.bank import (
 from quizsvc.quiz_standing import QuestionStanding
 from quizsvc.selftest import run_selftest
 from quizsvc.store import reports_queries
+from quizsvc.web import content_sync
 from quizsvc.web.context import bank, db, load_content, state
 from quizsvc.web.drill_parts import attention_heatmap, cell_names, drill_rules, step_tables
 from quizsvc.web.forms import ContentReloadForm, PreviewForm
@@ -94,6 +96,7 @@ def render_content(reload_errors: tuple[ContentError, ...] | None = None, status
         disk=disk,
         files_with_errors={error.file for error in disk.errors},
         reload_failed=reload_errors is not None,
+        served=content_sync.served_versions(),
     ), status
 
 
@@ -140,7 +143,7 @@ def reload_content():
             version=candidate.version,
             changed_again=form.is_confirmation,
         ), 409
-    new = state().install(candidate)
+    new = content_sync.publish(candidate)
     if new.version == old_version:
         flash(
             gettext(
