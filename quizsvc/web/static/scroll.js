@@ -12,11 +12,26 @@
   const boxes = Array.from(document.querySelectorAll(".matrix-scroll, .table-scroll, .math-display"));
   const update = (targets) => {
     const scrolls = targets.map((box) => box.scrollWidth > box.clientWidth);
+    const widths = targets.map((box) => box.clientWidth);
     targets.forEach((box, i) => {
+      // not laid out (in a step the browser skips until it nears the screen): it keeps its
+      // stop until it is measured
+      if (widths[i] === 0) return;
       if (scrolls[i]) box.setAttribute("tabindex", "0");
       else if (document.activeElement !== box) box.removeAttribute("tabindex");
     });
   };
+  // A box in a part of the page the browser stops laying out while it is far from the screen
+  // (content-visibility: auto) cannot be measured there: it is a stop again, the safe side,
+  // until the observer measures it once the part nears the screen.
+  document.addEventListener(
+    "contentvisibilityautostatechange",
+    (event) => {
+      if (!event.skipped) return;
+      boxes.filter((box) => event.target.contains(box)).forEach((box) => box.setAttribute("tabindex", "0"));
+    },
+    true,
+  );
   if ("ResizeObserver" in window) {
     // it reports every box once when it starts observing, after the page's first layout
     const observer = new ResizeObserver((entries) => update(entries.map((e) => e.target)));
