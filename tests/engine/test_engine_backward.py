@@ -256,3 +256,14 @@ def test_cross_entropy_refuses_all_padding_and_bad_smoothing():
         cross_entropy_forward_backward(np.zeros((1, 2, 3)), np.zeros((1, 2), int), 0)
     with pytest.raises(ValueError, match="label smoothing"):
         cross_entropy_forward_backward(np.zeros((1, 1, 3)), np.ones((1, 1), int), 0, 1.0)
+
+
+def test_the_key_bias_gets_no_gradient(rng):
+    # q·(k + b_k) shifts every score of a query by the same q·b_k, which softmax cancels
+    d = 6
+    x_q, x_kv = rng.normal(size=(2, 4, d)), rng.normal(size=(2, 3, d))
+    p = random_attention_params(rng, d)
+    _, cache = multi_head_attention_forward(x_q, x_kv, p, 2)
+    _, _, grads = multi_head_attention_backward(cache, p, rng.normal(size=(2, 4, d)))
+    np.testing.assert_allclose(grads.b_k, 0.0, atol=1e-14)
+    assert np.linalg.norm(grads.b_q) > 1e-3
