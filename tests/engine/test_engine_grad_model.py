@@ -135,3 +135,11 @@ def test_float32_gradients_stay_float32():
     batch = teacher_forcing_batch(TARGETS, config)
     _, grads = loss_and_gradients(SOURCE, batch.decoder_input, batch.labels, params, config)
     assert {g.dtype for g in leaves(grads)} == {np.dtype(np.float32)}
+
+
+def test_a_source_of_padding_only():
+    # the third source is all <pad>: its encoder rows and its cross-attention see nothing (zero
+    # weights), so its memory gets no gradient, and the rest is still exact
+    source = np.array([[3, 4, 5, 6, 7], [8, 4, 9, 0, 0], [0, 0, 0, 0, 0]])
+    _, grads = check_every_parameter(CONFIG, 0.1, source=source, targets=[*TARGETS, [5, 7]])
+    np.testing.assert_array_equal(grads.src_embedding[0], 0.0)
