@@ -25,6 +25,7 @@ from quizsvc.store.db import (
 )
 from quizsvc.store.errors import (
     AttemptsExhausted,
+    CommonPassword,
     DuplicateUser,
     IdempotencyConflict,
     InvalidPassword,
@@ -129,6 +130,7 @@ __all__ = [
     "AttemptLimit",
     "AttemptsExhausted",
     "Base",
+    "CommonPassword",
     "ContentLoad",
     "ContentVersion",
     "ContentWorker",

@@ -44,7 +44,11 @@ class DuplicateUser(InvalidUser):
 
 
 class InvalidPassword(StoreError):
-    """A password that is empty or too short."""
+    """A password that is empty, too short, too long or too common."""
+
+
+class CommonPassword(InvalidPassword):
+    """A password on the list of the most common passwords."""
 
 
 class WrongPassword(InvalidPassword):

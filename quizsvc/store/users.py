@@ -11,7 +11,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from quizsvc.store.errors import DuplicateUser, InvalidPassword, InvalidUser, WrongPassword
+from quizsvc.store.errors import (
+    CommonPassword,
+    DuplicateUser,
+    InvalidPassword,
+    InvalidUser,
+    WrongPassword,
+)
 from quizsvc.store.login_sessions import end_live_login_sessions
 from quizsvc.store.models import LANGUAGES, ROLES, User
 from quizsvc.store.text import UNSTORABLE_TEXT, unstorable_text
@@ -47,7 +53,21 @@ def validate_password(password: str) -> str:
         )
     if len(password) > MAX_PASSWORD_LENGTH:
         raise InvalidPassword(f"the password is longer than {MAX_PASSWORD_LENGTH} characters")
+    if is_common_password(password):
+        raise CommonPassword(
+            "the password is one of the most common passwords, which are guessed first:"
+            " choose another"
+        )
     return password
+
+
+def is_common_password(password: str) -> bool:
+    """True for a password on zxcvbn's list of the 30,000 most common passwords (from leaked
+    password sets; NIST SP 800-63B asks to refuse such ones), compared case-insensitively:
+    "Password1" is guessed as early as "password1"."""
+    from zxcvbn.matching import RANKED_DICTIONARIES  # its lists load on first use
+
+    return password.lower() in RANKED_DICTIONARIES["passwords"]
 
 
 def hash_password(password: str) -> str:

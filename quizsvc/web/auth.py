@@ -125,6 +125,12 @@ def account_problem(
     match exc:
         case store.WrongPassword():
             return gettext("The current password is wrong.")
+        case store.CommonPassword():
+            return gettext(
+                "This password is one of the most common passwords, which are the first "
+                "ones tried when someone guesses passwords. Choose another: a few unrelated "
+                "words make a long password that is easy to remember."
+            )
         case store.DuplicateUser():
             return gettext("A user named '%(name)s' already exists.", name=name)
         case store.InvalidUser() if not USER_NAME_PATTERN.fullmatch(name):

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 GUNICORN = Path(sys.executable).with_name("gunicorn")
+# the settings `make run` serves with (gunicorn reads this file from the working directory)
+GUNICORN_CONFIG = Path(__file__).resolve().parents[2] / "gunicorn.conf.py"
 # the access log: the worker's pid, the request's path and query, the status
 ACCESS_FORMAT = "%(p)s %(U)s?%(q)s %(s)s"
 
@@ -75,6 +77,7 @@ def serve(
     process = subprocess.Popen(
         [
             str(GUNICORN),
+            *("--config", str(GUNICORN_CONFIG)),
             *("--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads)),
             *("--access-logfile", str(access_log), "--access-logformat", ACCESS_FORMAT),
             *("--error-logfile", str(error_log)),

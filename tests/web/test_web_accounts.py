@@ -123,6 +123,18 @@ def test_a_session_cookie_of_the_old_format_or_a_forged_key_is_not_a_login(app, 
 # --- refusals in the page's language (the store's messages are English, for the CLI) ------
 
 
+# a common password's refusal (NIST SP 800-63B asks to refuse them)
+COMMON_ZH = (
+    "这个密码是最常见的密码之一，有人猜密码时最先试的就是这些。"
+    "请换一个：几个互不相关的词能组成一个又长又好记的密码。"
+)
+COMMON_EN = (
+    "This password is one of the most common passwords, which are the first ones tried when "
+    "someone guesses passwords. Choose another: a few unrelated words make a long password "
+    "that is easy to remember."
+)
+
+
 def refusal(response) -> str:
     found = re.search(r'<p class="inline-error" role="alert">(.*?)</p>', response.text, re.S)
     assert found, response.text[:300]
@@ -145,6 +157,11 @@ def refusal(response) -> str:
             {"password": "short"},
             "密码太短：至少需要 8 个字符。",
             "The password is too short: use at least 8 characters.",
+        ),
+        (  # on the list of common passwords, whatever its letters' case
+            {"password": "Sunshine1"},
+            COMMON_ZH,
+            COMMON_EN,
         ),
         (
             {"password_again": "long enough 2"},
@@ -189,6 +206,7 @@ def test_a_refused_new_account_says_why_in_the_page_language(browser_for, sessio
         (PASSWORD, NEW_PASSWORD, NEW_PASSWORD + "x", "两次输入的新密码不一致。"),
         (PASSWORD, "short", "short", "密码太短：至少需要 8 个字符。"),
         (PASSWORD, "", "", "密码不能为空。"),
+        (PASSWORD, "qwerty123", "qwerty123", COMMON_ZH),
     ],
 )
 def test_a_refused_password_change_says_why_in_chinese(browser_for, current, new, again, zh):

@@ -38,6 +38,7 @@ def test_open_registration_creates_a_student_and_logs_them_in(browser_for, sessi
         ({"name": "alice", "password": "long enough 1"}, "A user named &#39;alice&#39; already"),
         ({"name": "eve", "password": "short"}, "at least 8"),
         ({"name": "Eve!", "password": "long enough 1"}, "user name"),
+        ({"name": "eve", "password": "password123"}, "one of the most common passwords"),
     ],
 )
 def test_registration_errors_are_shown_and_store_nothing(browser_for, sessions, form, message):
