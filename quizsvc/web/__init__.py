@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 from collections.abc import Mapping
 from pathlib import Path
@@ -105,10 +106,36 @@ def add_security_headers(response: Response) -> Response:
     return response
 
 
+DEVELOPMENT_KEY_FILE = "development_secret_key"
+
+
+def development_secret_key(directory: Path) -> str:
+    """The development server's secret key, kept in `directory` (the app's instance/): made
+    at random by the first process that needs it, read by every other. Each of several
+    gunicorn workers calls this, and all must sign cookies alike, or a login made on one
+    worker is refused by the next. The file is written whole under another name and linked
+    into place, so a racing process reads either nothing (and links its own, which fails
+    when the first is there) or the whole key."""
+    path = directory / DEVELOPMENT_KEY_FILE
+    if not path.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        draft = directory / f".{DEVELOPMENT_KEY_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_hex(32))
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass  # another process was first: its key is the one
+        finally:
+            draft.unlink()
+    return path.read_text().strip()
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Settings come from `config`, else from the environment (`quizsvc.settings`, which
     raises SettingsError for a value it cannot use). SECRET_KEY is required unless
-    DEVELOPMENT is true."""
+    DEVELOPMENT is true, which keeps one in instance/ (`development_secret_key`)."""
     app = Flask(__name__, instance_path=str(REPO_ROOT / "instance"))
     app.config.from_mapping(
         SESSION_COOKIE_HTTPONLY=True,
@@ -133,9 +160,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         if not app.config["DEVELOPMENT"]:
             raise RuntimeError(
                 "SECRET_KEY is not set: set QUIZSVC_SECRET_KEY (make run generates one into "
-                "instance/secret_key), or QUIZSVC_DEVELOPMENT=true for a throw-away key"
+                "instance/secret_key), or QUIZSVC_DEVELOPMENT=true for a development key"
             )
-        app.config["SECRET_KEY"] = secrets.token_hex(32)
+        app.config["SECRET_KEY"] = development_secret_key(Path(app.instance_path))
 
     app.extensions["quizsvc"] = AppState.create(
         app.config["DATABASE_URL"], Path(app.config["CONTENT_DIR"])
