@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 from werkzeug.routing import IntegerConverter
 
 from quizsvc import settings
@@ -19,6 +19,7 @@ from quizsvc.web import (
     delivery,
     drills,
     errors,
+    health,
     i18n,
     instructor,
     login_session,
@@ -93,11 +94,16 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",  # frame-ancestors for browsers without CSP level 2
     "Referrer-Policy": "same-origin",  # links in the content lead off the site: no URL sent
 }
+# With HSTS set (the site is served over HTTPS only): browsers go on using HTTPS for a year,
+# whatever a link or a typed address says. Browsers ignore it over plain HTTP.
+STRICT_TRANSPORT_SECURITY = "max-age=31536000"
 
 
 def add_security_headers(response: Response) -> Response:
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
+    if current_app.config.get("HSTS"):
+        response.headers.setdefault("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY)
     # Pages show one person's work (and a CSRF token): kept by no cache, so that after a
     # logout the browser's Back button shows nothing of it. Static files are the same for
     # everyone and keep Flask's revalidated caching.
@@ -178,6 +184,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     render.init_app(app)
     errors.init_app(app)
     login_session.init_app(app)  # its CSRF check before the views' own hooks
-    for blueprint in (auth.bp, quiz.bp, drills.bp, progress.bp, instructor.bp, api.bp):
+    blueprints = (auth.bp, quiz.bp, drills.bp, progress.bp, instructor.bp, api.bp, health.bp)
+    for blueprint in blueprints:
         app.register_blueprint(blueprint)
     return app
