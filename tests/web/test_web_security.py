@@ -386,7 +386,8 @@ def test_self_registration_is_off_by_default(app, browser_for, sessions):
 # --- anonymous access ------------------------------------------------------------------
 
 # auth.register answers 404 unless REGISTRATION_OPEN (test_self_registration_is_off_by_default)
-PUBLIC_ENDPOINTS = {"static", "auth.login", "auth.set_language", "auth.register"}
+# health: the load balancer's check, which tells nothing of anyone (test_web_deploy.py)
+PUBLIC_ENDPOINTS = {"static", "auth.login", "auth.set_language", "auth.register", "health.healthz"}
 
 
 def page_routes(app) -> list:
