@@ -54,10 +54,16 @@ class Served:
 
 @contextmanager
 def serve(
-    tmp_path: Path, database_url: str, content_dir: Path, *, workers: int = 4, threads: int = 2
+    tmp_path: Path,
+    database_url: str,
+    content_dir: Path,
+    *,
+    workers: int = 4,
+    threads: int = 2,
+    secret_key: str | None = "multi-worker test secret",
 ) -> Iterator[Served]:
     """gunicorn serving create_app() on a free port of 127.0.0.1 until the block ends, once
-    every worker answers."""
+    every worker answers; with `secret_key=None`, in development without a key."""
     port = free_port()
     logs = tmp_path / f"gunicorn-{port}"
     logs.mkdir()
@@ -68,10 +74,12 @@ def serve(
         if not name.startswith("QUIZSVC_") and name != "DATABASE_URL"
     }
     environment |= {
-        "QUIZSVC_SECRET_KEY": "multi-worker test secret",
         "QUIZSVC_DATABASE_URL": database_url,
         "QUIZSVC_CONTENT_DIR": str(content_dir),
     }
+    environment |= (
+        {"QUIZSVC_SECRET_KEY": secret_key} if secret_key else {"QUIZSVC_DEVELOPMENT": "true"}
+    )
     process = subprocess.Popen(
         [
             str(GUNICORN),

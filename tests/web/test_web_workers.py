@@ -1,6 +1,7 @@
 """Four gunicorn worker processes share their state through the database, on SQLite and on
 PostgreSQL: the login throttle counts exactly across them and across a restart; a content
-reload reaches every worker within a second, and a reload that fails to validate none."""
+reload reaches every worker within a second, and a reload that fails to validate none; in
+development without a secret key, every worker signs with the same key."""
 
 from __future__ import annotations
 
@@ -146,3 +147,26 @@ def test_a_reload_reaches_all_four_workers_within_a_second_and_a_failed_one_none
             assert 'id="worker-versions"' not in ines.request("/instructor/content").text
     finally:
         engine.dispose()
+
+
+def test_in_development_without_a_key_a_login_holds_on_every_worker(
+    tmp_path, database_url, content_dir
+):
+    # a key per worker would refuse the CSRF token of a page another worker served (400),
+    # and the login cookie another worker set (a redirect to the login page)
+    with serve(tmp_path, database_url, content_dir, workers=WORKERS, secret_key=None) as served:
+        clients = [Client(served.base) for _ in range(8)]
+        logins = in_parallel(
+            [lambda client=client: client.login("bob", PASSWORD) for client in clients]
+        )
+        assert [reply.status for reply in logins] == [302] * len(clients)
+        pages = in_parallel(
+            [
+                lambda client=client, i=i, j=j: client.request(f"/progress?c={i}&r={j}").status
+                for i, client in enumerate(clients)
+                for j in range(4)
+            ]
+        )
+        assert pages == [200] * len(pages)
+        served_by = served.served_by()
+        assert len({pid for target, pid in served_by.items() if "/progress" in target}) > 1
