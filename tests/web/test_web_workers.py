@@ -54,8 +54,9 @@ def test_the_login_throttle_is_exact_across_four_workers_and_a_restart(
         assert sorted(statuses) == [401] * LIMIT + [429] * (ATTEMPTS - LIMIT), statuses
         refused = next(reply for reply in replies if reply.status == 429)
         assert "Too many failed attempts to log in as this user." in refused.text
-        served_by = served.served_by()
-        workers = {served_by[f"/login?try={i}"] for i in range(ATTEMPTS)}
+        targets = [f"/login?try={i}" for i in range(ATTEMPTS)]
+        served_by = served.served_by(expecting=targets)
+        workers = {served_by[target] for target in targets}
         assert len(workers) > 1, "the attempts were not spread over the workers"
 
     # a restart forgets nothing: even the right password waits
@@ -160,13 +161,13 @@ def test_in_development_without_a_key_a_login_holds_on_every_worker(
             [lambda client=client: client.login("bob", PASSWORD) for client in clients]
         )
         assert [reply.status for reply in logins] == [302] * len(clients)
+        targets = [f"/progress?c={i}&r={j}" for i in range(len(clients)) for j in range(4)]
         pages = in_parallel(
             [
-                lambda client=client, i=i, j=j: client.request(f"/progress?c={i}&r={j}").status
-                for i, client in enumerate(clients)
-                for j in range(4)
+                lambda client=clients[i // 4], target=target: client.request(target).status
+                for i, target in enumerate(targets)
             ]
         )
         assert pages == [200] * len(pages)
-        served_by = served.served_by()
-        assert len({pid for target, pid in served_by.items() if "/progress" in target}) > 1
+        served_by = served.served_by(expecting=targets)
+        assert len({served_by[target] for target in targets}) > 1
