@@ -29,9 +29,11 @@ run: $(VENV)/.installed-run
 	$(BIN)/quizsvc content validate
 	$(BIN)/quizsvc user demo
 	@echo "serving on http://127.0.0.1:$(PORT) (Ctrl-C stops)"
-	@# one process (with threads): an instructor's content reload swaps the bank in this process
+	@# one worker process per core (WORKERS=n to choose), each with 8 threads; the workers
+	@# share everything through the database (docs/deploy.md)
 	QUIZSVC_SECRET_KEY="$$(cat instance/secret_key)" $(BIN)/gunicorn --bind 127.0.0.1:$(PORT) \
-		--workers 1 --threads 8 --access-logfile - 'quizsvc.web:create_app()'
+		--workers $(or $(WORKERS),$(shell nproc)) --threads 8 --access-logfile - \
+		'quizsvc.web:create_app()'
 
 # make test: ruff, then every test (browser ones included; `bash .ci/run` runs this against
 # PostgreSQL as well). make test-fast: the inner loop, under a minute on 2 cores: ruff check

@@ -87,6 +87,7 @@ class Settings(BaseModel):
     session_cookie_secure: bool = Field(
         False, validation_alias="QUIZSVC_SESSION_COOKIE_SECURE", description=BOOLEAN
     )
+    hsts: bool = Field(False, validation_alias="QUIZSVC_HSTS", description=BOOLEAN)
     permanent_session_lifetime: int = Field(
         DEFAULT_SESSION_LIFETIME_SECONDS,
         gt=0,
@@ -142,6 +143,7 @@ class Settings(BaseModel):
             "CONTENT_DIR": str(self.content_dir),
             "REGISTRATION_OPEN": self.registration_open,
             "SESSION_COOKIE_SECURE": self.session_cookie_secure,
+            "HSTS": self.hsts,
             "PERMANENT_SESSION_LIFETIME": timedelta(seconds=self.permanent_session_lifetime),
             "LOGIN_ATTEMPT_LIMITS": self.login_attempt_limits,
             "LOGIN_ADDRESS_ATTEMPT_LIMITS": self.login_address_attempt_limits,

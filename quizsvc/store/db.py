@@ -1,7 +1,8 @@
 """Engines and sessions: SQLite under ``instance/`` by default, ``DATABASE_URL`` (or
 ``QUIZSVC_DATABASE_URL``, read by :mod:`quizsvc.settings`) for another.
 
-SQLite connections get WAL, foreign keys and a busy timeout, and SQLAlchemy (not the
+SQLite connections get WAL with ``synchronous=FULL`` (every commit on disk before it
+returns), foreign keys and a busy timeout, and SQLAlchemy (not the
 ``sqlite3`` module) emits ``BEGIN``: ``BEGIN IMMEDIATE`` unless the session was opened with
 :func:`begin_read_only`.  A deferred transaction that reads and then writes has to upgrade
 its lock, and SQLite refuses that at once with "database is locked" (the busy timeout does
@@ -148,8 +149,10 @@ def make_engine(
             cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             cursor.execute("PRAGMA foreign_keys = ON")
             cursor.execute("PRAGMA journal_mode = WAL")
-            # Safe with WAL (a crash loses at most the last transactions, never corrupts).
-            cursor.execute("PRAGMA synchronous = NORMAL")
+            # FULL: a commit returns once the WAL is synced to disk, so an acknowledged
+            # answer survives a power loss (NORMAL syncs only at checkpoints and could
+            # lose the last transactions). It costs one fsync per commit (docs/performance.md).
+            cursor.execute("PRAGMA synchronous = FULL")
         finally:
             cursor.close()
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 from werkzeug.routing import IntegerConverter
 
 from quizsvc import settings
@@ -18,6 +19,7 @@ from quizsvc.web import (
     delivery,
     drills,
     errors,
+    health,
     i18n,
     instructor,
     login_session,
@@ -92,11 +94,16 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",  # frame-ancestors for browsers without CSP level 2
     "Referrer-Policy": "same-origin",  # links in the content lead off the site: no URL sent
 }
+# With HSTS set (the site is served over HTTPS only): browsers go on using HTTPS for a year,
+# whatever a link or a typed address says. Browsers ignore it over plain HTTP.
+STRICT_TRANSPORT_SECURITY = "max-age=31536000"
 
 
 def add_security_headers(response: Response) -> Response:
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
+    if current_app.config.get("HSTS"):
+        response.headers.setdefault("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY)
     # Pages show one person's work (and a CSRF token): kept by no cache, so that after a
     # logout the browser's Back button shows nothing of it. Static files are the same for
     # everyone and keep Flask's revalidated caching.
@@ -105,10 +112,36 @@ def add_security_headers(response: Response) -> Response:
     return response
 
 
+DEVELOPMENT_KEY_FILE = "development_secret_key"
+
+
+def development_secret_key(directory: Path) -> str:
+    """The development server's secret key, kept in `directory` (the app's instance/): made
+    at random by the first process that needs it, read by every other. Each of several
+    gunicorn workers calls this, and all must sign cookies alike, or a login made on one
+    worker is refused by the next. The file is written whole under another name and linked
+    into place, so a racing process reads either nothing (and links its own, which fails
+    when the first is there) or the whole key."""
+    path = directory / DEVELOPMENT_KEY_FILE
+    if not path.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        draft = directory / f".{DEVELOPMENT_KEY_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_hex(32))
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass  # another process was first: its key is the one
+        finally:
+            draft.unlink()
+    return path.read_text().strip()
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Settings come from `config`, else from the environment (`quizsvc.settings`, which
     raises SettingsError for a value it cannot use). SECRET_KEY is required unless
-    DEVELOPMENT is true."""
+    DEVELOPMENT is true, which keeps one in instance/ (`development_secret_key`)."""
     app = Flask(__name__, instance_path=str(REPO_ROOT / "instance"))
     app.config.from_mapping(
         SESSION_COOKIE_HTTPONLY=True,
@@ -133,9 +166,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         if not app.config["DEVELOPMENT"]:
             raise RuntimeError(
                 "SECRET_KEY is not set: set QUIZSVC_SECRET_KEY (make run generates one into "
-                "instance/secret_key), or QUIZSVC_DEVELOPMENT=true for a throw-away key"
+                "instance/secret_key), or QUIZSVC_DEVELOPMENT=true for a development key"
             )
-        app.config["SECRET_KEY"] = secrets.token_hex(32)
+        app.config["SECRET_KEY"] = development_secret_key(Path(app.instance_path))
 
     app.extensions["quizsvc"] = AppState.create(
         app.config["DATABASE_URL"], Path(app.config["CONTENT_DIR"])
@@ -151,6 +184,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     render.init_app(app)
     errors.init_app(app)
     login_session.init_app(app)  # its CSRF check before the views' own hooks
-    for blueprint in (auth.bp, quiz.bp, drills.bp, progress.bp, instructor.bp, api.bp):
+    blueprints = (auth.bp, quiz.bp, drills.bp, progress.bp, instructor.bp, api.bp, health.bp)
+    for blueprint in blueprints:
         app.register_blueprint(blueprint)
     return app

@@ -18,8 +18,9 @@
 The client address is the connection's. Behind reverse proxies that is the nearest proxy's,
 and every client would share one count: TRUSTED_PROXIES (default 0) names how many proxies
 in front of the app to believe, and Werkzeug's ProxyFix then takes the address from as many
-X-Forwarded-For entries (`init_app`). Never more than there are: a client can write any
-X-Forwarded-For it likes, and only the entries the trusted proxies appended are true.
+X-Forwarded-For entries (`init_app`), and the scheme and host from X-Forwarded-Proto and
+X-Forwarded-Host alike. Never more than there are: a client can write any X-Forwarded-For it
+likes, and only the entries the trusted proxies appended are true.
 
 The counts live in the database (`quizsvc.store.login_attempts`, a row per counted attempt):
 every worker process, on every host, counts against the same limits, exactly (an attempt is
@@ -139,9 +140,11 @@ def init_app_state(app: Flask) -> None:
 def init_app(app: Flask) -> None:
     init_app_state(app)
     if proxies := app.config["TRUSTED_PROXIES"]:
-        # the address only (ProxyFix would believe one X-Forwarded-Proto by default): what
-        # the app needs of the proxies, and all the setting promises
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=0)  # type: ignore[method-assign]
+        # the client's address, and the scheme and host it asked for (TLS ends at the proxy:
+        # the app sees plain HTTP, and knows from X-Forwarded-Proto that the page is HTTPS)
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies
+        )
 
 
 def minutes(seconds: int) -> int:

@@ -235,6 +235,9 @@ def test_a_read_only_session_neither_blocks_nor_waits_for_a_writer(
 def test_sqlite_connections_get_wal_foreign_keys_and_a_busy_timeout(sqlite_engine):
     with sqlite_engine.connect() as connection:
         assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        # FULL is 2 (OFF 0, NORMAL 1): in WAL mode only FULL syncs the log at every commit,
+        # so that a transaction that returned survives a power loss
+        assert connection.execute(text("PRAGMA synchronous")).scalar() == 2
         assert connection.execute(text("PRAGMA foreign_keys")).scalar() == 1
         assert connection.execute(text("PRAGMA busy_timeout")).scalar() == 30_000
 

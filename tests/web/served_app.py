@@ -16,7 +16,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,21 +45,33 @@ class Served:
         text = self.error_log.read_text(encoding="utf-8", errors="replace")
         return {int(pid) for pid in re.findall(r"Booting worker with pid: (\d+)", text)}
 
-    def served_by(self) -> dict[str, int]:
-        """Each logged request's path and query -> the pid of the worker that served it."""
-        served = {}
-        for line in self.access_log.read_text(encoding="utf-8").splitlines():
-            pid, target, _status = line.split(" ")
-            served[target] = int(pid.strip("<>"))  # gunicorn writes it as <pid>
-        return served
+    def served_by(self, expecting: Collection[str] = (), timeout: float = 10) -> dict[str, int]:
+        """Each logged request's path and query -> the pid of the worker that served it;
+        once the log has every target `expecting` names (a worker logs a request after it
+        sent the response, so a client can have its answer before the line is written)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            served = {}
+            for line in self.access_log.read_text(encoding="utf-8").splitlines():
+                pid, target, _status = line.split(" ")
+                served[target] = int(pid.strip("<>"))  # gunicorn writes it as <pid>
+            if set(expecting) <= served.keys() or time.monotonic() > deadline:
+                return served
+            time.sleep(0.05)
 
 
 @contextmanager
 def serve(
-    tmp_path: Path, database_url: str, content_dir: Path, *, workers: int = 4, threads: int = 2
+    tmp_path: Path,
+    database_url: str,
+    content_dir: Path,
+    *,
+    workers: int = 4,
+    threads: int = 2,
+    secret_key: str | None = "multi-worker test secret",
 ) -> Iterator[Served]:
     """gunicorn serving create_app() on a free port of 127.0.0.1 until the block ends, once
-    every worker answers."""
+    every worker answers; with `secret_key=None`, in development without a key."""
     port = free_port()
     logs = tmp_path / f"gunicorn-{port}"
     logs.mkdir()
@@ -70,10 +82,12 @@ def serve(
         if not name.startswith("QUIZSVC_") and name != "DATABASE_URL"
     }
     environment |= {
-        "QUIZSVC_SECRET_KEY": "multi-worker test secret",
         "QUIZSVC_DATABASE_URL": database_url,
         "QUIZSVC_CONTENT_DIR": str(content_dir),
     }
+    environment |= (
+        {"QUIZSVC_SECRET_KEY": secret_key} if secret_key else {"QUIZSVC_DEVELOPMENT": "true"}
+    )
     process = subprocess.Popen(
         [
             str(GUNICORN),

@@ -80,6 +80,7 @@ BAD_VALUES = [
     ("QUIZSVC_REGISTRATION_OPEN", "yes-please", BOOLEAN),
     ("QUIZSVC_SESSION_COOKIE_SECURE", "sometimes", BOOLEAN),
     ("QUIZSVC_DEVELOPMENT", "2", BOOLEAN),
+    ("QUIZSVC_HSTS", "always", BOOLEAN),
     ("QUIZSVC_PERMANENT_SESSION_LIFETIME", "-60", "a whole number of seconds, 1 or more"),
     ("QUIZSVC_PERMANENT_SESSION_LIFETIME", "0", "a whole number of seconds, 1 or more"),
     ("QUIZSVC_PERMANENT_SESSION_LIFETIME", "31 days", "a whole number of seconds, 1 or more"),
@@ -165,4 +166,6 @@ def test_trusted_proxies_from_the_environment_put_proxyfix_in_front(database_url
     monkeypatch.setenv("QUIZSVC_TRUSTED_PROXIES", "2")
     app = create_app({"SECRET_KEY": "s", "DATABASE_URL": database_url})
     assert isinstance(app.wsgi_app, ProxyFix)
-    assert (app.wsgi_app.x_for, app.wsgi_app.x_proto, app.wsgi_app.x_host) == (2, 0, 0)
+    # the address, the scheme and the host, each from as many proxies; no port or prefix
+    fix = app.wsgi_app
+    assert (fix.x_for, fix.x_proto, fix.x_host, fix.x_port, fix.x_prefix) == (2, 2, 2, 0, 0)

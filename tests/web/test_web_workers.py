@@ -1,6 +1,7 @@
 """Four gunicorn worker processes share their state through the database, on SQLite and on
 PostgreSQL: the login throttle counts exactly across them and across a restart; a content
-reload reaches every worker within a second, and a reload that fails to validate none."""
+reload reaches every worker within a second, and a reload that fails to validate none; in
+development without a secret key, every worker signs with the same key."""
 
 from __future__ import annotations
 
@@ -53,8 +54,9 @@ def test_the_login_throttle_is_exact_across_four_workers_and_a_restart(
         assert sorted(statuses) == [401] * LIMIT + [429] * (ATTEMPTS - LIMIT), statuses
         refused = next(reply for reply in replies if reply.status == 429)
         assert "Too many failed attempts to log in as this user." in refused.text
-        served_by = served.served_by()
-        workers = {served_by[f"/login?try={i}"] for i in range(ATTEMPTS)}
+        targets = [f"/login?try={i}" for i in range(ATTEMPTS)]
+        served_by = served.served_by(expecting=targets)
+        workers = {served_by[target] for target in targets}
         assert len(workers) > 1, "the attempts were not spread over the workers"
 
     # a restart forgets nothing: even the right password waits
@@ -146,3 +148,26 @@ def test_a_reload_reaches_all_four_workers_within_a_second_and_a_failed_one_none
             assert 'id="worker-versions"' not in ines.request("/instructor/content").text
     finally:
         engine.dispose()
+
+
+def test_in_development_without_a_key_a_login_holds_on_every_worker(
+    tmp_path, database_url, content_dir
+):
+    # a key per worker would refuse the CSRF token of a page another worker served (400),
+    # and the login cookie another worker set (a redirect to the login page)
+    with serve(tmp_path, database_url, content_dir, workers=WORKERS, secret_key=None) as served:
+        clients = [Client(served.base) for _ in range(8)]
+        logins = in_parallel(
+            [lambda client=client: client.login("bob", PASSWORD) for client in clients]
+        )
+        assert [reply.status for reply in logins] == [302] * len(clients)
+        targets = [f"/progress?c={i}&r={j}" for i in range(len(clients)) for j in range(4)]
+        pages = in_parallel(
+            [
+                lambda client=clients[i // 4], target=target: client.request(target).status
+                for i, target in enumerate(targets)
+            ]
+        )
+        assert pages == [200] * len(pages)
+        served_by = served.served_by(expecting=targets)
+        assert len({served_by[target] for target in targets}) > 1
