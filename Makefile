@@ -30,9 +30,10 @@ run: $(VENV)/.installed-run
 	$(BIN)/quizsvc user demo
 	@echo "serving on http://127.0.0.1:$(PORT) (Ctrl-C stops)"
 	@# one worker process per core (WORKERS=n to choose), each with 8 threads; the workers
-	@# share everything through the database (docs/deploy.md)
-	QUIZSVC_SECRET_KEY="$$(cat instance/secret_key)" $(BIN)/gunicorn --bind 127.0.0.1:$(PORT) \
-		--workers $(or $(WORKERS),$(shell nproc)) --threads 8 --access-logfile - \
+	@# share everything through the database (docs/deploy.md); gunicorn.conf.py: request limits
+	QUIZSVC_SECRET_KEY="$$(cat instance/secret_key)" $(BIN)/gunicorn --config gunicorn.conf.py \
+		--bind 127.0.0.1:$(PORT) --workers $(or $(WORKERS),$(shell nproc)) --threads 8 \
+		--access-logfile - \
 		'quizsvc.web:create_app()'
 
 # make test: ruff, then every test (browser ones included; `bash .ci/run` runs this against
