@@ -395,12 +395,16 @@ def variant(variant_id: int):
 @bp.post("/variants/<int:variant_id>/submissions")
 def submit(variant_id: int):
     lang = _lang()
-    _load_state(variant_id)  # 404 before anything about the body
+    # 404 before anything about the body; read as a reader, so that the write lock (SQLite's
+    # BEGIN IMMEDIATE) is taken only for recording the graded answer
+    store.begin_read_only(db())
+    state = _load_state(variant_id)
+    db().commit()
     body = _body()
     key = _idempotency_key(body)
     text = _drill_answer_text(body)
     try:
-        outcome = practice.submit_drill(db(), current_user.id, variant_id, text, key)
+        outcome = practice.submit_drill(db(), current_user.id, variant_id, text, key, state=state)
     except AnswerRejected as exc:
         db().rollback()
         raise _answer_refused(exc, lang) from None
