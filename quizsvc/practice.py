@@ -117,6 +117,13 @@ def resume_or_start_drill(session: Session, bank: Bank, learner_id: int, questio
     return start_drill(session, bank, learner_id, question.id).id
 
 
+def issued_state(issued: store.IssuedVariant) -> DrillState:
+    """A variant just issued, as ``drill_state`` would read it back: nothing answered yet
+    (its variant rebuilt from the document stored, as every later read rebuilds it)."""
+    stored = issued.as_stored()
+    return DrillState(stored=stored, variant=Variant.from_json(stored.variant_json), submissions=[])
+
+
 def drill_state(session: Session, learner_id: int, variant_id: int) -> DrillState:
     """Raises store.NotFound or store.NotYourVariant."""
     stored = store.load_variant(session, variant_id, learner_id=learner_id)

@@ -378,8 +378,8 @@ def _start(question_id: str):
         issued = practice.start_drill(db(), bank(), current_user.id, question_id)
     except practice.PracticeError as exc:
         abort(404, description=str(exc))
-    store.begin_read_only(db())
-    response = jsonify(_variant_json(practice.drill_state(db(), current_user.id, issued.id), lang))
+    # the new variant as a read would give it, without reading it back
+    response = jsonify(_variant_json(practice.issued_state(issued), lang))
     response.status_code = 201
     response.headers["Location"] = url_for("api.variant", variant_id=issued.id)
     return response

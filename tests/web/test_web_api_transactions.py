@@ -1,7 +1,10 @@
-"""An answer sent to the API holds SQLite's write lock (BEGIN IMMEDIATE) only while it is
-recorded: the variant is read, and the answer parsed and graded, by a reader, so that one
-learner's grading never queues the class's other writes behind it. What is recorded is
-checked under the lock all the same (attempts, ownership, the idempotency key)."""
+"""The API's writes and the reads around them.
+
+An answer holds SQLite's write lock (BEGIN IMMEDIATE) only while it is recorded: the variant
+is read, and the answer parsed and graded, by a reader, so that one learner's grading never
+queues the class's other writes behind it. What is recorded is checked under the lock all the
+same (attempts, ownership, the idempotency key). A new variant is answered with what was
+written, not read back: the same document a read of it gives."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import pytest
 from sqlalchemy import event, select
 
 from quizsvc import practice, store
+from quizsvc.bank import DrillQuestion
 
 # drill-score-row with seed 7 (tests/web/test_web_api.py works it out by hand):
 # scores = q0 · K^T / √4 = 0.71, -0.045, 1.395, each within 0.01
@@ -28,10 +32,10 @@ def api(app):
     client = app.test_client()
     headers = {"Authorization": f"Bearer {token}"}
 
-    def post(path: str, body: object = None):
-        return client.post(path, json=body, headers=headers)
+    def call(path: str, body: object = None, method: str = "POST"):
+        return client.open(path, method=method, json=body, headers=headers)
 
-    return post
+    return call
 
 
 @pytest.fixture
@@ -90,3 +94,19 @@ def test_a_state_read_before_an_earlier_answer_does_not_outlive_it(app, seed_7):
     assert [s.attempt for s in solved.state.submissions] == [1]
     with sessions() as session, pytest.raises(store.AttemptsExhausted):
         practice.submit_drill(session, learner_id, variant_id, "0.7, 0, 1.4", "k2", state=stale)
+
+
+def test_a_new_variant_is_answered_as_a_read_of_it_gives_it(app, api, begins):
+    bank = app.extensions["quizsvc"].bank
+    drills = [q for q in bank.questions.values() if isinstance(q, DrillQuestion)]
+    assert len(drills) > 5
+    for question in drills:
+        begins.clear()
+        started = api(f"/api/drills/{question.id}/variants")
+        assert started.status_code == 201, started.text
+        assert begins == ["BEGIN DEFERRED", "BEGIN IMMEDIATE"]  # the token's read, the write
+        read = api(started.headers["Location"], method="GET")
+        assert read.status_code == 200
+        assert started.json == read.json, question.id
+        assert started.json["submissions"] == []
+        assert started.json["attempts_left"] == question.attempts
