@@ -117,16 +117,16 @@ def prepare(url: str, directory: Path) -> Fixture:
     course = seeding.seed_course(sessions, bank, LEARNERS)
     drill, shape = _fixed_shape_drill(sessions, bank, course.learner_ids[0])
     lines = []
+    cookie_name = app.config["SESSION_COOKIE_NAME"]
     for number, learner_id in enumerate(course.learner_ids, start=1):
         name = seeding.learner_name(number)
         with sessions() as session:
             token = store.issue_api_token(session, name)
         with sessions() as session:
             variant_id = practice.start_drill(session, bank, learner_id, drill, seed=number).id
-        client = service.Client(app, name)
-        cookie = "; ".join(
-            f"{c.key}={c.value}" for c in client.client._cookies.values()
-        )  # the browser's cookies after logging in
+        # the session cookie a browser holds after logging in
+        session_cookie = service.Client(app, name).client.get_cookie(cookie_name)
+        cookie = f"{cookie_name}={session_cookie.value}"
         lines.append(f"{token}\t{cookie}\t{variant_id}\n")
     if url.startswith("postgresql"):
         engine = sessions.kw["bind"]
