@@ -5,7 +5,7 @@ PORT ?= 8000
 # test processes (pytest-xdist): one per core; TEST_WORKERS=0 runs the suite in this process
 TEST_WORKERS ?= auto
 
-.PHONY: run test test-fast bench bench-service example translations screenshots clean
+.PHONY: run test test-fast bench bench-service bench-load example translations screenshots clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -81,6 +81,11 @@ bench: $(VENV)/.installed-run
 
 bench-service: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/service.py
+
+# the service under 50 concurrent connections beside a bare Flask app, served as `make run`
+# serves; needs wrk (Debian: apt-get install -y wrk)
+bench-load: $(VENV)/.installed-run
+	$(BIN)/python benchmarks/load.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

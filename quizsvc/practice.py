@@ -117,6 +117,13 @@ def resume_or_start_drill(session: Session, bank: Bank, learner_id: int, questio
     return start_drill(session, bank, learner_id, question.id).id
 
 
+def issued_state(issued: store.IssuedVariant) -> DrillState:
+    """A variant just issued, as ``drill_state`` would read it back: nothing answered yet
+    (its variant rebuilt from the document stored, as every later read rebuilds it)."""
+    stored = issued.as_stored()
+    return DrillState(stored=stored, variant=Variant.from_json(stored.variant_json), submissions=[])
+
+
 def drill_state(session: Session, learner_id: int, variant_id: int) -> DrillState:
     """Raises store.NotFound or store.NotYourVariant."""
     stored = store.load_variant(session, variant_id, learner_id=learner_id)
@@ -139,14 +146,28 @@ class DrillOutcome:
 
 
 def submit_drill(
-    session: Session, learner_id: int, variant_id: int, answer_text: str, idempotency_key: str
+    session: Session,
+    learner_id: int,
+    variant_id: int,
+    answer_text: str,
+    idempotency_key: str,
+    *,
+    state: DrillState | None = None,
 ) -> DrillOutcome:
     """Grade against the stored variant (never regenerated) and record it.
+
+    ``state``: the variant's state the caller has just read (``drill_state``), if any. A
+    variant's numbers never change once issued, so the answer is parsed and graded before
+    the write transaction begins; the write (store.record_submission) checks ownership,
+    attempts and the idempotency key again under its lock, which it holds for that alone.
+    With no transaction open in ``session``, the reads before and after the write are
+    read-only transactions of their own (on SQLite, BEGIN DEFERRED: no write lock).
 
     Raises grading.AnswerRejected for unreadable input or a wrong shape (nothing recorded,
     no attempt used), store.AttemptsExhausted, store.NotYourVariant, store.NotFound.
     """
-    state = drill_state(session, learner_id, variant_id)
+    if state is None:
+        state = _read_state(session, learner_id, variant_id)
     variant = state.variant
     require_storable_text(answer_text)
     parsed = parse_shaped_answer(answer_text, variant.answer.values)
@@ -164,8 +185,20 @@ def submit_drill(
         cells=grade.to_json_dict()["cells"],
     )
     return DrillOutcome(
-        grade, submission, drill_state(session, learner_id, variant_id), diagnose(variant, parsed)
+        grade, submission, _read_state(session, learner_id, variant_id), diagnose(variant, parsed)
     )
+
+
+def _read_state(session: Session, learner_id: int, variant_id: int) -> DrillState:
+    """``drill_state``, in a read-only transaction ended afterwards when none was open (so
+    that a write may follow in ``session``); else in the open one."""
+    if session.in_transaction():
+        return drill_state(session, learner_id, variant_id)
+    store.begin_read_only(session)
+    try:
+        return drill_state(session, learner_id, variant_id)
+    finally:
+        session.commit()  # ends the reader (and, unlike a rollback, expires nothing)
 
 
 def submission_diagnosis(

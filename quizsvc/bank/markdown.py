@@ -125,6 +125,8 @@ def markdown_plain_text(text: str) -> str:
     return " ".join(_strip_tags(html).split())
 
 
+# kept as render_markdown's HTML is: a drill's prompt is sent again with every read of it
+@functools.lru_cache(maxsize=4096)
 def markdown_text(text: str) -> str:
     """Markdown as plain text, for a reader that shows no HTML: code without its backticks,
     emphasis without its marks, a link as its text, a list item on a line of its own after

@@ -3,6 +3,7 @@ drill prompts, worked solutions and the worked example."""
 
 from __future__ import annotations
 
+import functools
 import re
 from html import escape
 from xml.etree import ElementTree
@@ -45,6 +46,9 @@ def _reason(error: Exception) -> str:
     return _WORD_START.sub(" ", name).lower() or "unreadable"
 
 
+# Drills' prompts differ in their numbers but share most of their formulas ($q$, $\sqrt{d_k}$,
+# a matrix's name): each formula is converted once (a pure function of its LaTeX).
+@functools.lru_cache(maxsize=8192)
 def latex_to_mathml(tex: str, display: bool = False) -> str:
     """``<math>`` markup for ``tex``, safe to embed in HTML, with the LaTeX kept as the
     formula's annotation and its alttext: what assistive technology, copying and a browser

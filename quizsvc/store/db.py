@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from quizsvc import settings
 from quizsvc.store.errors import StoreError
+from quizsvc.store.sqlite_writers import WriterQueue
 
 # The repository's instance/ (git-ignored), next to the quizsvc package, like content/.
 INSTANCE_DIR = Path(__file__).resolve().parents[2] / "instance"
@@ -156,12 +157,15 @@ def make_engine(
         finally:
             cursor.close()
 
+    writers = WriterQueue(busy_timeout_ms / 1000)  # this process's writers, one at a time
+    writers.install(engine)
+
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
         if connection.get_execution_options().get(_READ_ONLY):
             connection.exec_driver_sql("BEGIN DEFERRED")
         else:
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            writers.begin_immediate(connection)
 
     return engine
 

@@ -47,6 +47,26 @@ class IssuedVariant:
     attempts_allowed: int
     penalty: float
     created_at: datetime
+    params: dict[str, Any] = field(default_factory=dict)  # as stored
+    variant_json: dict[str, Any] = field(default_factory=dict)  # as stored
+
+    def as_stored(self) -> StoredVariant:
+        """The variant as ``load_variant`` would read it back now: no attempt used yet."""
+        return StoredVariant(
+            id=self.id,
+            learner_id=self.learner_id,
+            question_id=self.question_id,
+            kind=self.kind,
+            seed=self.seed,
+            params=self.params,
+            variant_json=self.variant_json,
+            skill=self.skill,
+            content_version=self.content_version,
+            attempts_allowed=self.attempts_allowed,
+            attempts_used=0,
+            penalty=self.penalty,
+            created_at=self.created_at,
+        )
 
 
 @dataclass(frozen=True)
@@ -152,6 +172,8 @@ def issue_variant(
             attempts_allowed=int(attempts_allowed),
             penalty=penalty,
             created_at=now,
+            params=params_json,
+            variant_json=document,
         )
     return issued
 

@@ -378,8 +378,8 @@ def _start(question_id: str):
         issued = practice.start_drill(db(), bank(), current_user.id, question_id)
     except practice.PracticeError as exc:
         abort(404, description=str(exc))
-    store.begin_read_only(db())
-    response = jsonify(_variant_json(practice.drill_state(db(), current_user.id, issued.id), lang))
+    # the new variant as a read would give it, without reading it back
+    response = jsonify(_variant_json(practice.issued_state(issued), lang))
     response.status_code = 201
     response.headers["Location"] = url_for("api.variant", variant_id=issued.id)
     return response
@@ -395,12 +395,16 @@ def variant(variant_id: int):
 @bp.post("/variants/<int:variant_id>/submissions")
 def submit(variant_id: int):
     lang = _lang()
-    _load_state(variant_id)  # 404 before anything about the body
+    # 404 before anything about the body; read as a reader, so that the write lock (SQLite's
+    # BEGIN IMMEDIATE) is taken only for recording the graded answer
+    store.begin_read_only(db())
+    state = _load_state(variant_id)
+    db().commit()
     body = _body()
     key = _idempotency_key(body)
     text = _drill_answer_text(body)
     try:
-        outcome = practice.submit_drill(db(), current_user.id, variant_id, text, key)
+        outcome = practice.submit_drill(db(), current_user.id, variant_id, text, key, state=state)
     except AnswerRejected as exc:
         db().rollback()
         raise _answer_refused(exc, lang) from None

@@ -6,6 +6,7 @@ from xml.etree import ElementTree
 
 import pytest
 
+from quizsvc.bank import mathml
 from quizsvc.bank.mathml import latex_to_mathml
 
 MATHML = "{http://www.w3.org/1998/Math/MathML}"
@@ -57,3 +58,21 @@ def test_infinity_is_an_identifier_next_to_its_minus():
     minus, infinity = math.find(f"{MATHML}semantics/{MATHML}mrow/{MATHML}mrow")
     assert (minus.tag, minus.text) == (f"{MATHML}mo", "\u2212")
     assert (infinity.tag, infinity.text) == (f"{MATHML}mi", "∞")
+
+
+def test_a_formula_met_again_is_not_converted_again(monkeypatch):
+    conversions: list[str] = []
+    real = mathml.convert
+
+    def counting(tex: str, **options):
+        conversions.append(tex)
+        return real(tex, **options)
+
+    monkeypatch.setattr(mathml, "convert", counting)
+    latex_to_mathml.cache_clear()
+    tex = r"q \cdot k_{17}"
+    first = latex_to_mathml(tex)
+    assert latex_to_mathml(tex) == first
+    assert latex_to_mathml(tex, display=True) != first  # a block: converted on its own
+    assert conversions == [tex, tex]
+    latex_to_mathml.cache_clear()  # no other test sees the counting converter's results
