@@ -3,10 +3,10 @@ gunicorn reads this file by default (``--config gunicorn.conf.py`` names it else
 command line's options (bind, workers, threads, logs) come on top of it.
 
 The limits on what a request's head may hold, checked by gunicorn before the app sees the
-request, which it refuses with a 400 page of its own (HTML, not the API's JSON: docs/api.md):
-well above any request a client of the app sends. The longest request line of the API is
-under 400 bytes (ids are at most 100 characters); a header holds at most a browser's cookie
-(4,096 bytes) or a bearer token.
+request, which it refuses with a 414 or 431 page of its own (HTML, not the API's JSON:
+docs/api.md): well above any request a client of the app sends. The longest request line
+of the API is under 400 bytes (ids are at most 100 characters); a header holds at most a
+browser's cookie (4,096 bytes) or a bearer token.
 """
 
 # bytes of the request line (method, path and query, protocol): gunicorn's maximum

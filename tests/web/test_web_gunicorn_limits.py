@@ -1,6 +1,6 @@
 """gunicorn's limits on a request's head (gunicorn.conf.py, read by `make run`): no request
-the API takes comes near them, and what goes over gets gunicorn's own 400 (HTML, before the
-app sees the request), as docs/api.md says."""
+the API takes comes near them, and what goes over gets gunicorn's own 414 or 431 (HTML,
+before the app sees the request), as docs/api.md says."""
 
 from __future__ import annotations
 
