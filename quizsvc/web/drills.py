@@ -309,7 +309,11 @@ def variant(variant_id: int):
 @bp.post("/variants/<int:variant_id>/submissions")
 @login_required
 def submit(variant_id: int):
+    # read as a reader, so that SQLite's write lock (BEGIN IMMEDIATE) is taken only to record
+    # the graded answer, as the API does
+    store.begin_read_only(db())
     state = _load_state(variant_id)
+    db().commit()
     form = drill_answer_form(*state.variant.answer.shape)()
     if not form.validate():
         problem = FieldProblem(None, None, first_error(form))
@@ -324,7 +328,7 @@ def submit(variant_id: int):
         return render_variant(state, problems, 422, sent=form)
     try:
         outcome = practice.submit_drill(
-            db(), current_user.id, variant_id, answer.text, form.idempotency_key.data
+            db(), current_user.id, variant_id, answer.text, form.idempotency_key.data, state=state
         )
     except AnswerRejected as exc:
         db().rollback()

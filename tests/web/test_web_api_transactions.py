@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy import event, select
+from web_helpers import reading, start, user_id
 
 from quizsvc import practice, store
 from quizsvc.bank import DrillQuestion
@@ -110,3 +111,24 @@ def test_a_new_variant_is_answered_as_a_read_of_it_gives_it(app, api, begins):
         assert started.json == read.json, question.id
         assert started.json["submissions"] == []
         assert started.json["attempts_left"] == question.attempts
+
+
+def test_an_answer_from_the_drill_page_takes_the_write_lock_once(
+    browser_for, begins, seed_7, sessions
+):
+    # the page's form as the API: read and graded by a reader, the lock only to record it
+    alice = browser_for("alice")
+    variant_id = start(alice, "drill-score-row")
+    begins.clear()
+    typed = {f"cell-0-{c}": str(v) for c, v in enumerate(ONE_OF_THREE[0])}
+    assert alice.post(f"/variants/{variant_id}/submissions", typed).status_code == 302
+    assert begins.count("BEGIN IMMEDIATE") == 1
+    with reading(sessions) as session:
+        state = practice.drill_state(session, user_id(sessions, "alice"), variant_id)
+    assert [s.raw_score for s in state.submissions] == [pytest.approx(1 / 3)]
+    # refused (a wrong shape pasted) or not found: no write lock at all
+    begins.clear()
+    pasted = {"paste_box": "0.71 -0.045"}
+    assert alice.post(f"/variants/{variant_id}/submissions", pasted).status_code == 422
+    assert alice.post(f"/variants/{variant_id + 1000}/submissions", typed).status_code == 404
+    assert begins and "BEGIN IMMEDIATE" not in begins
