@@ -155,14 +155,15 @@ def photograph(base_url: str, variants: dict[str, int], out: Path) -> list[Path]
 def photograph_pages(page, variants: dict[str, int], out: Path, suffix: str) -> list[Path]:
     language = suffix.rsplit("-", 1)[1]
     page.goto("/login")
-    if page.locator("html").get_attribute("lang") != ("zh-CN" if language == "zh" else "en"):
-        with page.expect_navigation():
-            page.click("#lang-toggle")
+    choose_language(page, language)
     shots = [shoot(page, out / f"login-{suffix}.png")]
     page.fill("input[name=name]", STUDENT)
     page.fill("input[name=password]", PASSWORD)
     with page.expect_navigation():
         page.click("form.login button[type=submit]")
+    # the account keeps the language it was last given (in another browser, by the run
+    # before): this run's language is chosen again
+    choose_language(page, language)
     for name, path in (
         ("chapter", CHAPTER),
         ("drills", "/drills"),
@@ -181,6 +182,13 @@ def photograph_pages(page, variants: dict[str, int], out: Path, suffix: str) -> 
         page.evaluate("document.querySelector('#answer-form').scrollIntoView({block: 'start'})")
         shots.append(shoot(page, out / f"grid-minus-infinity-{suffix}.png", full_page=False))
     return shots
+
+
+def choose_language(page, language: str) -> None:
+    """The header's toggle, where the page is in the other language."""
+    if page.locator("html").get_attribute("lang") != ("zh-CN" if language == "zh" else "en"):
+        with page.expect_navigation():
+            page.click("#lang-toggle")
 
 
 def shoot(page, path: Path, full_page: bool = True) -> Path:
