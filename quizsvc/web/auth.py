@@ -1,6 +1,5 @@
 """The pages of an account: logging in and out, registering, changing one's password, the
 language toggle. Who the current user is, login sessions and CSRF: `login_session`.
-
 """
 
 from __future__ import annotations
