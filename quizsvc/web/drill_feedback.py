@@ -12,6 +12,7 @@ from flask_babel import force_locale, gettext
 
 from quizsvc import practice, store
 from quizsvc.drills.mistakes import DISTANCE_MESSAGES, MISTAKES, CellDiagnosis, Distance
+from quizsvc.grading import score_after_attempts
 from quizsvc.web.answer_grid import cell_field
 from quizsvc.web.render import format_whole_percent
 
@@ -106,12 +107,12 @@ def latest_notes(state: practice.DrillState, names: list[list[str]]) -> CellNote
 
 def next_attempt_cost(stored: store.StoredVariant) -> str:
     """Beside the Submit button: what the attempt about to be sent may score, and what a
-    retry after it costs (the store's rule: each attempt after the first takes the penalty
-    off once more, `grading.score_after_attempts`)."""
+    retry after it costs (the store's rule, `grading.score_after_attempts`: each attempt
+    after the first takes the penalty off once more)."""
     if stored.attempts_allowed == 1:
         return gettext("This is your only attempt: this drill cannot be retried.")
     attempt = stored.attempts_allowed - stored.attempts_left + 1
-    best = format_whole_percent(max(0.0, 1.0 - stored.penalty * (attempt - 1)))
+    best = format_whole_percent(score_after_attempts(1.0, attempt, stored.penalty))
     if stored.attempts_left == 1:
         return gettext("This is your last attempt; it can score at most %(best)s.", best=best)
     if stored.penalty == 0:
