@@ -4,9 +4,11 @@ the web layer only translates requests into these calls (no Flask here)."""
 
 from __future__ import annotations
 
+import functools
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import numpy as np
 from sqlalchemy.orm import Session
 
 from quizsvc import store
@@ -137,12 +139,18 @@ def drill_state(session: Session, learner_id: int, variant_id: int) -> DrillStat
 @dataclass(frozen=True)
 class DrillOutcome:
     """``diagnosis``: each wrong cell with the known mistakes that explain it
-    (``quizsvc.drills.mistakes``), recomputed from the variant, never stored."""
+    (``quizsvc.drills.mistakes``), recomputed from the variant and the answer graded (``parsed``),
+    never stored; computed when first asked for (the API sends it, the page that follows a
+    form's answer diagnoses the recorded attempt)."""
 
     grade: NumericGrade
     submission: store.SubmissionResult
     state: DrillState
-    diagnosis: tuple[CellDiagnosis, ...] = ()
+    parsed: np.ndarray = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def diagnosis(self) -> tuple[CellDiagnosis, ...]:
+        return diagnose(self.state.variant, self.parsed)
 
 
 def submit_drill(
@@ -184,9 +192,7 @@ def submit_drill(
         raw_score=grade.score,
         cells=grade.to_json_dict()["cells"],
     )
-    return DrillOutcome(
-        grade, submission, _read_state(session, learner_id, variant_id), diagnose(variant, parsed)
-    )
+    return DrillOutcome(grade, submission, _read_state(session, learner_id, variant_id), parsed)
 
 
 def _read_state(session: Session, learner_id: int, variant_id: int) -> DrillState:
