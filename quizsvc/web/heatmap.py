@@ -12,7 +12,7 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from quizsvc.drills import Tensor
-from quizsvc.web.render import chinese_lang, format_number, text_width
+from quizsvc.web.render import format_number, header_cell, text_width
 
 MIN_CELL = 32  # px: a square, its two-decimal value and its column label legible
 LABEL_FONT = 12  # px, the axes' labels and the values
@@ -157,9 +157,9 @@ def heatmap_table(tensor: Tensor, label: str) -> Markup:
     """The heatmap's numbers as a table, captioned ``label``, for screen readers: in a box the
     stylesheet hides from view (a table's own box cannot be clipped), as the picture beside it
     shows the same."""
-    head = "".join(f"<th scope='col'{chinese_lang(c)}>{escape(c)}</th>" for c in tensor.col_labels)
+    head = "".join(header_cell(c, "col") for c in tensor.col_labels)
     rows = "".join(
-        f"<tr><th scope='row'{chinese_lang(query)}>{escape(query)}</th>"
+        f"<tr>{header_cell(query, 'row')}"
         + "".join(f"<td>{escape(_value(v))}</td>" for v in values)
         + "</tr>"
         for query, values in zip(tensor.row_labels, tensor.values, strict=True)

@@ -50,6 +50,11 @@ def chinese_lang(text: str) -> Markup:
     return Markup(" lang='zh-CN'" if wide else "")
 
 
+def header_cell(label: str, scope: str) -> str:
+    """A table's header cell for a row or column (``scope``), marked Chinese where it is."""
+    return f"<th scope='{scope}'{chinese_lang(label)}>{escape(label)}</th>"
+
+
 def shape_caption(name: str, rows: int, cols: int) -> Markup:
     """A matrix's name and, for more than one number, its shape: "Q (3 × 4)"."""
     if rows * cols <= 1:
@@ -75,16 +80,14 @@ def matrix_table(
     with_col_headers = any(tensor.col_labels)
     with_row_headers = any(tensor.row_labels)
     corner = "<td></td>" if with_row_headers else ""
-    head = "".join(f"<th scope='col'{chinese_lang(c)}>{escape(c)}</th>" for c in tensor.col_labels)
+    head = "".join(header_cell(c, "col") for c in tensor.col_labels)
     rows = []
     for r, (label, values) in enumerate(zip(tensor.row_labels, tensor.values, strict=True)):
         cells = []
         for c, value in enumerate(values):
             css = f" class='{escape(marks[r][c])}'" if marks else ""
             cells.append(f"<td{css}>{escape(format_number(value))}</td>")
-        header = (
-            f"<th scope='row'{chinese_lang(label)}>{escape(label)}</th>" if with_row_headers else ""
-        )
+        header = header_cell(label, "row") if with_row_headers else ""
         rows.append(f"<tr>{header}{''.join(cells)}</tr>")
     region = escape(region_label) if region_label else escape(tensor.name)
     caption = shape_caption(tensor.name, len(tensor.values), len(tensor.values[0]))
@@ -211,7 +214,7 @@ def noted_matrix_table(
     allows no inline script or style. The box is named `region_label` (the page shows many
     tables of the same name, A or PE, in different steps)."""
     notes = notes or {}
-    head = "".join(f"<th scope='col'{chinese_lang(c)}>{escape(c)}</th>" for c in tensor.col_labels)
+    head = "".join(header_cell(c, "col") for c in tensor.col_labels)
     rows = []
     for r, (label, values) in enumerate(zip(tensor.row_labels, tensor.values, strict=True)):
         cells = []
@@ -226,9 +229,7 @@ def noted_matrix_table(
                 f"<span aria-hidden='true'>*</span><span class='we-tip'>{escape(note)}</span>"
                 "</button></td>"
             )
-        rows.append(
-            f"<tr><th scope='row'{chinese_lang(label)}>{escape(label)}</th>{''.join(cells)}</tr>"
-        )
+        rows.append(f"<tr>{header_cell(label, 'row')}{''.join(cells)}</tr>")
     css = "matrix-scroll we-matrix we-with-notes" if notes else "matrix-scroll we-matrix"
     return Markup(
         f"<div class='{css}' role='region' tabindex='0' aria-label='{escape(region_label)}'>"
