@@ -1,7 +1,7 @@
 """Where a learner stands on a chapter's questions: each question's tries and state, the order
 the learner sees a choice question's choices in (and their letters), and the chapter's
-running total. Read by
-the chapter page, the progress page and the API alike (no Flask here)."""
+running total. Read by the chapter page, the progress page and the API alike (no Flask
+here)."""
 
 from __future__ import annotations
 
