@@ -157,7 +157,8 @@ def make_engine(
         finally:
             cursor.close()
 
-    writers = WriterQueue(busy_timeout_ms / 1000)  # this process's writers, one at a time
+    # the host's writers, one at a time (an in-memory database is this process's alone)
+    writers = WriterQueue(busy_timeout_ms / 1000, path)
     writers.install(engine)
 
     @event.listens_for(engine, "begin")
