@@ -181,5 +181,6 @@ def real_drill_kinds() -> tuple[str, ...]:
         "ffn_row",
         "cross_attention_row",
         "teacher_forcing_loss",
+        "logit_gradient",
         "greedy_next_token",
     )

@@ -24,6 +24,7 @@ from types import MappingProxyType
 import numpy as np
 
 from engine.layers import apply_mask, causal_mask, linear, softmax
+from quizsvc.drills import gradient
 from quizsvc.drills.variant import Variant
 from quizsvc.grading import CellResult, accepted_interval, grade_numeric
 from quizsvc.messages import N_
@@ -245,7 +246,8 @@ def _mistake(
 _ATTENTION_WEIGHTS = "softmax_row masked_row cross_attention_row multi_head"
 _NUMERIC_KINDS = (
     "embedding_positional projection score_row masked_score_row softmax_row masked_row "
-    "attention_output_row multi_head add_norm ffn_row cross_attention_row teacher_forcing_loss"
+    "attention_output_row multi_head add_norm ffn_row cross_attention_row teacher_forcing_loss "
+    "logit_gradient"
 )
 
 MISTAKES: Mapping[str, Mistake] = MappingProxyType(
@@ -305,6 +307,30 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType(
                 N_("This is the embedding alone: the positional encoding is added to it."),
                 "embedding_positional",
                 _no_positions,
+            ),
+            _mistake(
+                "softmax_not_gradient",
+                N_("This is softmax(z) itself: the gradient subtracts the target y from it."),
+                "logit_gradient",
+                gradient.softmax_only,
+            ),
+            _mistake(
+                "gradient_sign_flipped",
+                N_("This is y - softmax(z): the gradient is softmax(z) - y, the other sign."),
+                "logit_gradient",
+                gradient.sign_flipped,
+            ),
+            _mistake(
+                "logits_not_softmax",
+                N_("This subtracts y from the logits: take the softmax of z first."),
+                "logit_gradient",
+                gradient.logits_not_softmax,
+            ),
+            _mistake(
+                "smoothing_ignored",
+                N_("This is with a one-hot y: label smoothing gives every token ε/V of it."),
+                "logit_gradient",
+                gradient.smoothing_ignored,
             ),
             _mistake(
                 "rounded_early",

@@ -38,6 +38,7 @@ DRILL_TITLES: dict[str, str] = {
     "ffn_row": N_("The feed-forward network for one token"),
     "cross_attention_row": N_("Cross-attention for one position"),
     "teacher_forcing_loss": N_("The teacher-forcing cross-entropy loss"),
+    "logit_gradient": N_("The loss gradient at the logits: softmax minus the target"),
     "greedy_next_token": N_("Greedy decoding: the next token"),
 }
 

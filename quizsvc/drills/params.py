@@ -263,6 +263,26 @@ class TeacherForcingLossParams(DrillParams):
         return value
 
 
+class LogitGradientParams(DrillParams):
+    # <pad>, <s>, <eos> and one to three words: a softmax of four to six logits by hand.
+    vocab_size: int = Field(default=6, ge=4, le=6, strict=True)
+    # The paper's ε_ls (0.1 there); 0: a one-hot target. engine.backward.smoothed_targets
+    # spreads ε evenly over all vocab_size tokens, so 0.1 at vocab_size 5 gives 0.02 and 0.92.
+    label_smoothing: float = Field(default=0.0, ge=0.0, lt=1.0, strict=True)
+    # The token id the position is to predict: <eos> (2) or a word, drawn from the seed when open.
+    target: int | None = Field(default=None, ge=2, strict=True)
+
+    @field_validator("target")
+    @classmethod
+    def _target_in_vocabulary(cls, value: int | None, info: ValidationInfo) -> int | None:
+        vocab_size = info.data.get("vocab_size")
+        if value is not None and vocab_size is not None and value >= vocab_size:
+            raise _error(
+                ParamsProblem.NOT_BELOW, name="target", bound_name="vocab_size", bound=vocab_size
+            )
+        return value
+
+
 class GreedyNextTokenParams(DrillParams):
     vocab_size: int = Field(default=6, ge=4, le=8, strict=True)
     generated: int = Field(default=2, ge=0, le=3, strict=True)  # tokens after <s> so far

@@ -12,7 +12,7 @@ from types import MappingProxyType
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
-from quizsvc.drills import attention, embedding, multi_head, output, sublayers
+from quizsvc.drills import attention, embedding, gradient, multi_head, output, sublayers
 from quizsvc.drills import params as p
 from quizsvc.drills.conventions import Conventions, ConventionsOf, Rounding, fixed
 from quizsvc.drills.text import ROUNDING_NOISE, Draft
@@ -198,6 +198,15 @@ DRILL_KINDS: Mapping[str, DrillKind] = MappingProxyType(
                 "teacher_forcing",
                 0.01,
                 TWO_AFTER_THREE,
+            ),
+            # ∂L/∂z = softmax(z) - y: probabilities less a target, to three decimals as weights.
+            _kind(
+                "logit_gradient",
+                p.LogitGradientParams,
+                gradient.logit_gradient,
+                "teacher_forcing",
+                0.005,
+                THREE_AFTER_THREE,
             ),
             _kind(
                 "greedy_next_token",

@@ -178,7 +178,7 @@ def test_one_chapter_with_the_chapter_title(bank: Bank) -> None:
 
 def test_question_counts_by_type(bank: Bank) -> None:
     types = [question.type for question in bank.questions_in(CHAPTER_ID)]
-    assert sorted(types) == sorted(["single_choice"] * 4 + ["open"] * 2 + ["drill"] * 13)
+    assert sorted(types) == sorted(["single_choice"] * 4 + ["open"] * 2 + ["drill"] * 14)
     assert set(bank.chapter_of.values()) == {CHAPTER_ID}
 
 
@@ -325,9 +325,9 @@ def _localized_texts(value: object) -> list[LocalizedText]:
 
 def test_every_text_has_chinese_and_english(bank: Bank) -> None:
     texts = _localized_texts(list(bank.chapters)) + _localized_texts(list(bank.questions.values()))
-    # 19 prompts + 16 choice texts + 4 explanations + 2 reference answers
+    # 20 prompts + 16 choice texts + 4 explanations + 2 reference answers
     # + 10 rubric descriptions (6 + 4) + chapter title and intro.
-    assert len(texts) == 19 + 16 + 4 + 2 + 10 + 2
+    assert len(texts) == 20 + 16 + 4 + 2 + 10 + 2
     for text in texts:
         assert text.zh.strip() and text.en.strip()
         assert text.zh != text.en
@@ -359,6 +359,6 @@ def test_the_formulas_of_prompts_choices_and_explanations_are_latex(bank: Bank) 
                 prose = re.sub(r"`[^`]*`", "", prose)
                 assert not PLAIN_NOTATION.findall(prose), (question.id, location, lang, prose)
                 checked += 1
-    assert checked == 2 * (19 + 16 + 4)
+    assert checked == 2 * (20 + 16 + 4)
     drill_prompts = [q.prompt.en for q in bank.questions.values() if isinstance(q, DrillQuestion)]
     assert sum("$" in prompt for prompt in drill_prompts) >= 12  # all but greedy decoding's

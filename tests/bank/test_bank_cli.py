@@ -73,7 +73,7 @@ def test_default_directory_is_the_repository_content() -> None:
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == f"content OK: {repository_content}"
     assert (
-        "questions: 19 (single_choice: 4, multiple_choice: 0, numeric: 0, open: 2, drill: 13)"
+        "questions: 20 (single_choice: 4, multiple_choice: 0, numeric: 0, open: 2, drill: 14)"
         in result.stdout.splitlines()
     )
 

@@ -180,6 +180,15 @@ def teacher_forcing_loss(v, r: Rounding = EXACT) -> Array:
     return r.result(np.array([[loss]]))
 
 
+def logit_gradient(v, r: Rounding = EXACT) -> Array:
+    """softmax(z) - y, y with ε/V on every one of the V tokens and 1 - ε more on the target."""
+    z = given(v, "z")[0]
+    eps, target = v.params["label_smoothing"], v.params["target"]
+    y = np.full(len(z), eps / len(z))
+    y[target] += 1 - eps
+    return r.result(softmax_by_hand(z, r) - r.step(y))[None]
+
+
 def greedy_next_token(v, r: Rounding = EXACT) -> Array:
     return np.array([[float(np.argmax(given(v, "logits")[0]))]])
 
@@ -197,6 +206,7 @@ REFERENCE = {
     "ffn_row": ffn_row,
     "cross_attention_row": cross_attention_row,
     "teacher_forcing_loss": teacher_forcing_loss,
+    "logit_gradient": logit_gradient,
     "greedy_next_token": greedy_next_token,
 }
 
@@ -238,6 +248,10 @@ PARAM_CASES: list[tuple[str, dict]] = [
     ("teacher_forcing_loss", {"reduction": "position", "position": 0, "target_length": 1}),
     ("teacher_forcing_loss", {"vocab_size": 8, "target_length": 3}),
     ("teacher_forcing_loss", {"vocab_size": 5, "target_length": 3}),  # words must repeat
+    ("logit_gradient", {"label_smoothing": 0.1}),  # ε/V = 0.0166...
+    ("logit_gradient", {"vocab_size": 5, "label_smoothing": 0.1}),  # ε/V = 0.02
+    ("logit_gradient", {"vocab_size": 4, "target": 2}),
+    ("logit_gradient", {"vocab_size": 6, "label_smoothing": 0.25, "target": 5}),
     ("greedy_next_token", {"vocab_size": 4, "generated": 0}),
     ("greedy_next_token", {"vocab_size": 8, "generated": 3}),
 ]

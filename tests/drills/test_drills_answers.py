@@ -100,6 +100,7 @@ HAND_FRIENDLY = {
     "ffn_row": [(r"x|b1|b2", 10, 1.0), (r"W1|W2", 2, 1.0)],
     "cross_attention_row": [(r"q\(.*\)|K_enc|V_enc", 10, 2.0)],
     "teacher_forcing_loss": [(r"target", 1, 7), (r"P", 100, 1.0)],
+    "logit_gradient": [(r"z", 10, 3.0)],
     "greedy_next_token": [(r"logits", 10, 4.0)],
 }
 
@@ -150,6 +151,8 @@ def test_answer_shapes_follow_the_params() -> None:
         ("cross_attention_row", (("n", 2),)): (1, 4),
         ("cross_attention_row", (("n", 2), ("part", "weights"))): (1, 2),
         ("teacher_forcing_loss", ()): (1, 1),
+        ("logit_gradient", ()): (1, 6),
+        ("logit_gradient", (("vocab_size", 4),)): (1, 4),
         ("greedy_next_token", ()): (1, 1),
     }
     for (kind, params), shape in shapes.items():

@@ -27,6 +27,7 @@ PARAMS: dict[tuple[str, str], dict] = {
     ("transposed", "projection"): {"n": 4, "d_model": 4},
     ("transposed", "multi_head"): {"n": 4, "d_model": 4},
     ("scores_not_weights", "cross_attention_row"): {"part": "weights"},
+    ("smoothing_ignored", "logit_gradient"): {"label_smoothing": 0.1},
 }
 CLAIMED = [
     pytest.param(code, kind, id=f"{code}-{kind}")

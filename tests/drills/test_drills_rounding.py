@@ -41,6 +41,7 @@ INSTRUCTED: dict[str, Rounding] = {
     "ffn_row": Rounding(steps=3, answer=2),
     "cross_attention_row": Rounding(steps=3, exponentials=3, answer=2),
     "teacher_forcing_loss": Rounding(steps=3, answer=2),
+    "logit_gradient": Rounding(steps=3, exponentials=3, answer=3),
     "greedy_next_token": EXACT,
 }
 

@@ -364,7 +364,7 @@ def test_the_real_content_passes() -> None:
     report = run_selftest(bank)
     assert report.passed, [str(c) for q in report.failed for c in q.failures]
     checks = {question.question_id: len(question.checks) for question in report.questions}
-    assert len(checks) == 15
+    assert len(checks) == 16
     assert checks.pop("teacher-forcing-vs-autoregressive") == checks.pop("why-multi-head") == 2
     assert set(checks.values()) == {30}  # the drills
 

@@ -23,6 +23,7 @@ DRILL_IDS = [
     "drill-ffn-row",
     "drill-cross-attention-row",
     "drill-teacher-forcing-loss",
+    "drill-logit-gradient",
     "drill-greedy-next-token",
 ]
 OPEN_IDS = ["teacher-forcing-vs-autoregressive", "why-multi-head"]
@@ -46,7 +47,7 @@ def test_the_repository_content_passes_by_default() -> None:
     assert all(line.endswith("30 checks, 5 seeds") for line in lines[: len(DRILL_IDS)])
     assert all(line.endswith("open: 2 checks") for line in lines[len(DRILL_IDS) :])
     assert result.stdout.splitlines()[-1] == (
-        "content test: 15 questions tested (394 checks): 15 passed, 0 failed;"
+        "content test: 16 questions tested (424 checks): 16 passed, 0 failed;"
         " 4 skipped (choice questions)"
     )
 

@@ -220,7 +220,7 @@ def test_a_drill_kinds_own_rules_on_its_params_are_in_the_pages_language(
         "masked_row": ("{position: 2}", 5, "position"),
         "multi_head": ("{n_heads: 3}", 7, "n_heads"),
         "teacher_forcing_loss": ("{position: 1}", 11, "position"),
-        "greedy_next_token": ("{vocab_size: 5, generated: 3}", 12, "generated"),
+        "greedy_next_token": ("{vocab_size: 5, generated: 3}", 13, "generated"),
     }
     path = content_dir / DRILLS
     text = path.read_text(encoding="utf-8")
@@ -312,8 +312,8 @@ def test_the_self_tests_findings_are_in_the_pages_language(app, browser_for, con
         pages[lang] = html.unescape(ines.post("/instructor/selftest").text)
     zh, en = pages["zh"], pages["en"]
 
-    assert "测试了 15 道题（394 项检查）：13 道通过，2 道失败；跳过 4 道（选择题）" in zh
-    assert "15 questions tested (394 checks): 13 passed, 2 failed; 4 skipped" in en
+    assert "测试了 16 道题（424 项检查）：14 道通过，2 道失败；跳过 4 道（选择题）" in zh
+    assert "16 questions tested (424 checks): 14 passed, 2 failed; 4 skipped" in en
     # softmax weights are below 1, so a plausible mistake is 0.1 and the tolerance may be a
     # third of it
     assert re.search(

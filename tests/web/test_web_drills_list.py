@@ -25,7 +25,7 @@ CHAPTER_ORDER = [
     ("Add & Norm", ["add_norm"]),
     ("Feed-forward network", ["ffn_row"]),
     ("Cross-attention", ["cross_attention_row"]),
-    ("Teacher forcing and the loss", ["teacher_forcing_loss"]),
+    ("Teacher forcing and the loss", ["teacher_forcing_loss", "logit_gradient"]),
     ("Decoding", ["greedy_next_token"]),
 ]
 

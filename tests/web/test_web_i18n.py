@@ -116,7 +116,7 @@ def test_every_skill_and_drill_kind_has_a_name_in_both_languages():
 # paper's layer names, and the chapter's English tokens
 SAME_IN_BOTH = {"AddNorm", "Concat", "CrossAttn", "LayerNorm", "MultiHead", "Sublayer(x)"}
 SAME_IN_BOTH |= {"x + Sublayer(x)", "-ln p", "K_enc", "V_enc", "logits", "id", "love", "you"}
-SAME_IN_BOTH |= {"<eos>", "<pad>"}
+SAME_IN_BOTH |= {"<eos>", "<pad>", "softmax(z)"}
 
 
 def test_every_english_word_a_drill_shows_has_its_chinese(app):

@@ -132,7 +132,7 @@ def test_the_content_page_lists_chapters_and_questions_with_their_source(app, br
     assert "same as the live bank" in page.text
     rows = re.findall(r'<tr data-question="([^"]+)">', page.text)
     assert rows == list(bank.questions)
-    assert len(rows) == 19
+    assert len(rows) == 20
     # file:line of questions, checked by hand against the YAML
     assert "<code>transformer-by-hand/questions.yaml:4</code>" in page.text  # qkv-origin
     assert "<code>transformer-by-hand/drills.yaml:8</code>" in page.text  # first drill
@@ -502,9 +502,9 @@ def test_the_self_test_runs_on_the_live_bank_and_shows_per_question_results(
     assert 'id="selftest-results"' not in page.text  # runs only on request
     result = ines.post("/instructor/selftest")
     assert result.status_code == 200
-    assert "15 questions tested (394 checks): 15 passed, 0 failed; 4 skipped" in result.text
+    assert "16 questions tested (424 checks): 16 passed, 0 failed; 4 skipped" in result.text
     rows = dict(re.findall(r'<tr data-question="([^"]+)" data-passed="(true|false)">', result.text))
-    assert len(rows) == 15 and set(rows.values()) == {"true"}
+    assert len(rows) == 16 and set(rows.values()) == {"true"}
     assert "30/30" in result.text  # a drill: 6 checks for each of 5 seeds
 
     # a tolerance so loose that mistakes pass: the self-test of the reloaded bank says so
@@ -519,7 +519,7 @@ def test_the_self_test_runs_on_the_live_bank_and_shows_per_question_results(
     rows = dict(re.findall(r'<tr data-question="([^"]+)" data-passed="(true|false)">', result.text))
     assert rows["drill-softmax-row"] == "false"
     assert [q for q, passed in rows.items() if passed == "false"] == ["drill-softmax-row"]
-    assert "15 questions tested (394 checks): 14 passed, 1 failed" in result.text
+    assert "16 questions tested (424 checks): 15 passed, 1 failed" in result.text
     assert "is too loose" in result.text
     assert "<code>transformer-by-hand/drills.yaml:60</code>" in result.text
 
@@ -1027,7 +1027,7 @@ def test_a_numeric_question_added_on_disk_can_be_previewed_after_a_reload(
     # and the self-test now tests it too
     result = ines.post("/instructor/selftest")
     assert '<tr data-question="scaled-dot-products" data-passed="true">' in result.text
-    assert "16 questions tested" in result.text  # 13 drills, 2 open questions and this one
+    assert "17 questions tested" in result.text  # 14 drills, 2 open questions and this one
 
 
 # --- corrections, conflicts, accounts, preview seeds, reload confirmation ------------------
@@ -1236,7 +1236,7 @@ def test_the_overview_counts_students_only_and_marks_a_full_queue(
     ines.post("/lang/en")
     assert ">Students</a>: 2</li>" in ines.get("/instructor/").text  # alice and bob, not ines
     # the shipped bank: one chapter, six questions and twelve drills
-    assert "1 chapter, 19 questions" in ines.get("/instructor/").text
+    assert "1 chapter, 20 questions" in ines.get("/instructor/").text
     waiting = re.compile(r'<span id="waiting-count">([^<]*)</span> ([^<]*)</li>')
     assert waiting.search(ines.get("/instructor/").text).groups() == (
         "0",
@@ -1255,7 +1255,7 @@ def test_the_overview_counts_students_only_and_marks_a_full_queue(
     )
     ines.post("/lang/zh")
     page = ines.get("/instructor/").text
-    assert "1 个章节，19 道题" in page
+    assert "1 个章节，20 道题" in page
     assert waiting.search(page).groups() == ("2+", "份开放题答案待评阅")
 
 

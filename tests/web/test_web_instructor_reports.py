@@ -132,7 +132,7 @@ def test_the_reports_page_links_the_downloads_and_shows_item_statistics(app, bro
     ):
         assert f'href="{url}"' in page.text
     rows = dict(re.findall(r'<tr data-question="([^"]+)">(.*?)</tr>', page.text, re.DOTALL))
-    assert len(rows) == 19  # every question of the bank
+    assert len(rows) == 20  # every question of the bank
     qkv = rows["qkv-origin"]
     assert '<td class="students">1</td>' in qkv and '<td class="facility">100.0%</td>' in qkv
     assert '<td class="mean">0.750</td>' in rows["why-multi-head"]

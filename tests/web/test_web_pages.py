@@ -620,9 +620,10 @@ def test_next_recommended_picks_an_unpracticed_skill_first(app, browser_for, ses
             values = state.variant.answer.values.tolist()
             answer = "\n".join(" ".join(repr(v) for v in row) for row in values)
             practice.submit_drill(session, learner, issued.id, answer, f"k-{question_id}")
-    # each right at once; masking twice (the masked scores, then the masked weights)
+    # each right at once; masking twice (the masked scores, then the masked weights), and
+    # teacher forcing twice (the loss, then its gradient at the logits)
     mastery = {s: p.mastery for s, p in progress(sessions, "alice").items() if s != "qkv"}
-    assert mastery.pop("masking") == 0.75
+    assert mastery.pop("masking") == mastery.pop("teacher_forcing") == 0.75
     assert set(mastery.values()) == {0.5}
     assert recommended() == "drill-projection"
 
