@@ -141,9 +141,10 @@ def load_trained(path: str | Path, corpus_hash: str | None = None) -> TrainedMod
 
 def _read_arrays(path: Path) -> dict[str, Array]:
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            if not isinstance(archive, np.lib.npyio.NpzFile):
-                raise TrainedModelError(f"{path}: not an .npz archive")
+        archive = np.load(path, allow_pickle=False)
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise TrainedModelError(f"{path}: not an .npz archive")
+        with archive:
             return {name: archive[name] for name in archive.files}
     except TrainedModelError:
         raise
