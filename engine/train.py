@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from engine.corpus import CorpusError, read_corpus
 from engine.trained import save_trained
-from engine.training import SEED, STEPS, TrainingResult, train
+from engine.training import SEED, STEPS, TrainingResult, labels_per_step, train
 
 # The repository's content/transformer-by-hand/model/ (an editable install, as the service's
 # default content directory).
@@ -42,7 +42,7 @@ def train_and_save(
     corpus = read_corpus(corpus_dir / CORPUS_FILE, corpus_dir / VOCAB_FILE)
     with tqdm(total=steps, unit="step", disable=not progress, file=sys.stderr) as bar:
         start = time.perf_counter()
-        tokens = sum(len(p.target) + 1 for p in corpus.pairs)  # labels per step, <eos> included
+        tokens = labels_per_step(corpus)
 
         def on_step(step: int, loss: float) -> None:
             rate = tokens * step / max(time.perf_counter() - start, 1e-9)

@@ -61,6 +61,11 @@ class TrainingResult:
     tokens_per_step: int  # the labels each step is scored on (padding excluded)
 
 
+def labels_per_step(corpus: Corpus) -> int:
+    """The labels each step is scored on: every target word and its <eos>."""
+    return sum(len(pair.target) + 1 for pair in corpus.pairs)
+
+
 def source_batch(sources: list[list[int]], pad_id: int) -> Array:
     """(b, m) source ids, the shorter ones padded with <pad>."""
     width = max(len(s) for s in sources)
@@ -88,7 +93,6 @@ def train(
     params = init_params(config, np.random.default_rng(seed))
     src = source_batch(corpus.source_ids(), config.pad_id)  # (b, m)
     batch = teacher_forcing_batch(corpus.target_ids(), config)  # (b, t+1) each
-    tokens = int(np.sum(batch.labels != config.pad_id))
     adam = Adam(params, d_model=config.d_model, warmup=warmup)
     losses = np.empty(steps)
     start = time.perf_counter()
@@ -100,4 +104,5 @@ def train(
         losses[step - 1] = loss
         if on_step is not None:
             on_step(step, loss)
-    return TrainingResult(params, config, losses, time.perf_counter() - start, tokens)
+    seconds = time.perf_counter() - start
+    return TrainingResult(params, config, losses, seconds, labels_per_step(corpus))

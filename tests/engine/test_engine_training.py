@@ -20,7 +20,7 @@ from engine.optim import leaves
 from engine.trace import Trace
 from engine.train import CORPUS_FILE, MODEL_DIR, MODEL_FILE, VOCAB_FILE, train_and_save
 from engine.trained import load_trained
-from engine.training import train
+from engine.training import SEED, STEPS, labels_per_step, train
 from quizsvc.cli import main
 
 CORPUS = read_corpus(MODEL_DIR / CORPUS_FILE, MODEL_DIR / VOCAB_FILE)
@@ -74,6 +74,11 @@ def test_cross_attention_aligns_each_english_word_with_its_chinese_word():
         assert source[int(np.argmax(weights[query]))] == translated, (word, weights[query])
 
 
+def test_a_step_is_scored_on_every_target_word_and_its_eos():
+    result = train(CORPUS, steps=1)
+    assert result.tokens_per_step == labels_per_step(CORPUS) == 3 * 40 + 40
+
+
 def test_the_same_seed_trains_the_same_model_and_another_seed_another():
     first, again, other = (train(CORPUS, steps=3, seed=s).params for s in (5, 5, 6))
     for a, b in zip(leaves(first), leaves(again), strict=True):
@@ -110,6 +115,12 @@ def test_quizsvc_model_train_writes_a_model_of_the_corpus(tmp_path):
     assert "trained 3 steps" in result.output and str(out) in result.output
     model = load_trained(out, corpus_hash=corpus_hash(folder / CORPUS_FILE, folder / VOCAB_FILE))
     assert len(model.losses) == 3 and model.seed == 0
+
+
+def test_quizsvc_model_train_defaults_to_the_engine_s_seed_and_steps():
+    command = main.commands["model"].commands["train"]
+    defaults = {param.name: param.default for param in command.params}
+    assert (defaults["seed"], defaults["steps"]) == (SEED, STEPS) == (MODEL.seed, len(MODEL.losses))
 
 
 def test_quizsvc_model_train_refuses_a_bad_corpus_with_its_line(tmp_path):
