@@ -4,6 +4,7 @@ gives the same weights; the two commands that train it."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -115,6 +116,13 @@ def test_quizsvc_model_train_writes_a_model_of_the_corpus(tmp_path):
     assert "trained 3 steps" in result.output and str(out) in result.output
     model = load_trained(out, corpus_hash=corpus_hash(folder / CORPUS_FILE, folder / VOCAB_FILE))
     assert len(model.losses) == 3 and model.seed == 0
+
+
+def test_the_progress_bar_shows_the_step_the_loss_and_tokens_per_second(tmp_path, capsys):
+    folder = tiny_corpus(tmp_path / "c", "我 爱 你\tI love you\n")
+    result = train_and_save(folder, tmp_path / "m.npz", steps=3, progress=True)
+    bar = capsys.readouterr().err.split("\r")[-1]
+    assert re.search(rf"3/3 .*loss {result.losses[-1]:.4f}, [\d,]+ tokens/s", bar), bar
 
 
 def test_quizsvc_model_train_defaults_to_the_engine_s_seed_and_steps():
