@@ -11,6 +11,7 @@ exit status 1.
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 import time
 from pathlib import Path
@@ -39,7 +40,10 @@ def train_and_save(
     """Train on corpus_dir's corpus (`CorpusError` if it is bad) and save the model to `out`
     (default corpus_dir/model.npz), with a progress bar on stderr unless `progress` is False."""
     corpus_dir = Path(corpus_dir)
+    out = Path(out) if out is not None else corpus_dir / MODEL_FILE
     corpus = read_corpus(corpus_dir / CORPUS_FILE, corpus_dir / VOCAB_FILE)
+    if not out.parent.is_dir():  # before training, not after
+        raise FileNotFoundError(errno.ENOENT, "no such folder", str(out.parent))
     with tqdm(total=steps, unit="step", disable=not progress, file=sys.stderr) as bar:
         start = time.perf_counter()
         tokens = labels_per_step(corpus)
@@ -51,7 +55,7 @@ def train_and_save(
 
         result = train(corpus, steps=steps, seed=seed, on_step=on_step)
     save_trained(
-        out if out is not None else corpus_dir / MODEL_FILE,
+        out,
         result.params,
         result.config,
         corpus.vocab.source,

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,9 +94,26 @@ def save_trained(
     losses: Array,
     seed: int,
 ) -> None:
+    """Write the model to exactly `path` (no `.npz` appended), replacing a file there only
+    once the new one is complete: a reader never sees half a model."""
+    path = Path(path)
     arrays = {PARAM + name: w for name, w in named_weights(params).items()}
+    with tempfile.NamedTemporaryFile(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
+    ) as file:
+        try:
+            _write(file, config, source_vocab, target_vocab, corpus_sha256, losses, seed, arrays)
+        except BaseException:
+            file.close()
+            os.unlink(file.name)
+            raise
+    os.chmod(file.name, 0o644)  # as a file written by open(), not the temporary file's 0o600
+    os.replace(file.name, path)
+
+
+def _write(file, config, source_vocab, target_vocab, corpus_sha256, losses, seed, arrays) -> None:
     np.savez_compressed(
-        path,
+        file,
         config=np.array(json.dumps(dataclasses.asdict(config), sort_keys=True)),
         corpus_sha256=np.array(corpus_sha256),
         source_vocab=np.array(source_vocab),

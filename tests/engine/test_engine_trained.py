@@ -59,6 +59,21 @@ def test_saving_and_loading_gives_the_same_model(tmp_path):
         assert loaded.dtype == np.float64
 
 
+def test_saving_writes_exactly_the_path_given_and_replaces_it_whole(tmp_path):
+    model = load_trained(SHIPPED)
+    path = tmp_path / "trained"  # no .npz: numpy would append one to a name
+    path.write_bytes(b"an older model")
+    args = (model.config, model.source_vocab, model.target_vocab, "0" * 64, model.losses, 0)
+    save_trained(path, model.params, *args)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["trained"]
+    assert load_trained(path).corpus_sha256 == "0" * 64
+    # a failed write leaves the file as it was and no temporary file behind
+    with pytest.raises(ValueError, match="could not convert"):
+        save_trained(path, model.params, *args[:4], ["not a loss"], 0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["trained"]
+    assert load_trained(path).corpus_sha256 == "0" * 64
+
+
 def refused(path: Path, message: str, **kwargs) -> None:
     with pytest.raises(TrainedModelError) as error:
         load_trained(path, **kwargs)

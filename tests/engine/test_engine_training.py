@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import engine.train
 from engine.corpus import corpus_hash, read_corpus
 from engine.decoding import greedy_decode
 from engine.model import forward, teacher_forcing_loss
@@ -140,6 +141,19 @@ def test_quizsvc_model_train_refuses_a_bad_corpus_with_its_line(tmp_path):
     assert result.exit_code == 1
     assert f"error: {folder / CORPUS_FILE}:2: 狮子 not in the zh vocabulary" in result.output
     assert not out.exists()
+
+
+def test_quizsvc_model_train_refuses_an_out_folder_that_does_not_exist_before_training(
+    tmp_path, monkeypatch
+):
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained before finding that the model cannot be written")
+
+    monkeypatch.setattr(engine.train, "train", no_training)
+    out = tmp_path / "no" / "m.npz"
+    result = CliRunner().invoke(main, ["model", "train", "--out", str(out), "--quiet"])
+    assert result.exit_code == 1
+    assert f"error: {out}: cannot write: no such folder" in result.output
 
 
 @pytest.mark.slow  # a subprocess
