@@ -24,6 +24,7 @@ from types import MappingProxyType
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from engine.trained import TrainedModel
 from quizsvc.bank.files import (
     CHAPTER_FILE,
     chapter_directories,
@@ -33,6 +34,7 @@ from quizsvc.bank.files import (
     read_content_files,
 )
 from quizsvc.bank.formulas import check_formulas
+from quizsvc.bank.models import load_chapter_model, model_files
 from quizsvc.bank.parsing import YamlDocument, locate, parse_yaml
 from quizsvc.bank.problems import BankError, ContentError, ContentProblem
 from quizsvc.bank.schema import Chapter, DrillQuestion, Question, QuestionFile
@@ -65,7 +67,9 @@ class Bank:
     # Drill question id -> its params validated by the kind's params model (defaults
     # filled in); the question itself keeps ``params`` exactly as authored.
     drill_params: Mapping[str, BaseModel]
-    version: str  # see content_version()
+    version: str  # see content_version(): the YAML files and the models' files
+    # chapter id -> its trained model (``<chapter>/model/``), for the chapters that have one
+    models: Mapping[str, TrainedModel] = field(default_factory=lambda: MappingProxyType({}))
     _chapters_by_id: Mapping[str, Chapter] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -118,10 +122,16 @@ def load_bank(directory: Path, drill_kinds: DrillKinds) -> Bank:
 
     chapters: list[Chapter] = []
     loaded: list[_LoadedQuestion] = []
+    models: dict[str, TrainedModel] = {}
+    versioned = dict(files)
     for chapter_dir in chapter_directories(files):
         chapter = _load_chapter(chapter_dir, files, documents, errors)
         if chapter is not None:
             chapters.append(chapter)
+        versioned |= model_files(directory, chapter_dir)
+        model = load_chapter_model(directory, chapter_dir, errors)
+        if model is not None:
+            models[chapter_dir] = model
         for relative_path in sorted(files):
             if is_question_file(relative_path, chapter_dir) and relative_path in documents:
                 loaded.extend(_load_questions(documents[relative_path], chapter_dir, errors))
@@ -144,7 +154,8 @@ def load_bank(directory: Path, drill_kinds: DrillKinds) -> Bank:
         chapter_of=MappingProxyType({item.question.id: item.chapter_id for item in loaded}),
         source_of=MappingProxyType({item.question.id: item.source for item in loaded}),
         drill_params=MappingProxyType(drill_params),
-        version=content_version(files),
+        version=content_version(versioned),
+        models=MappingProxyType(models),
     )
 
 

@@ -107,12 +107,17 @@ class ContentProblem(StrEnum):
     UNKNOWN_DRILL_KIND = "unknown_drill_kind"
     # Markdown
     BAD_FORMULA = "bad_formula"
+    # a chapter's trained model (model/)
+    CORPUS_INVALID = "corpus_invalid"
+    MODEL_INVALID = "model_invalid"
 
 
 # Formatted with the error's parameters. A "got" parameter is the offending value as YAML
 # read it, already quoted; where a text does not place it, it follows as " (got ...)".
 CONTENT_MESSAGES: dict[ContentProblem, str] = {
     ContentProblem.CONTENT_DIR_NOT_FOUND: N_("content directory {directory} not found"),
+    ContentProblem.CORPUS_INVALID: N_("the trained model's corpus cannot be read: {reason}"),
+    ContentProblem.MODEL_INVALID: N_("the trained model cannot be used: {reason}"),
     ContentProblem.NO_CHAPTERS: N_("no chapters found (no content/<chapter-id>/)"),
     ContentProblem.CANNOT_LIST_DIRECTORY: N_("cannot list the directory: {reason}"),
     ContentProblem.BROKEN_SYMLINK: N_("cannot follow the symlink: {reason}"),

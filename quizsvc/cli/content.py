@@ -39,6 +39,13 @@ def _bank_summary(bank: Bank, directory: Path) -> str:
     for chapter in bank.chapters:
         count = len(bank.questions_in(chapter.id))
         lines.append(f"  {chapter.id}: {chapter.title.en} ({count} questions)")
+        if (model := bank.models.get(chapter.id)) is not None:
+            config = model.config
+            lines.append(
+                f"    trained model: d_model {config.d_model}, {config.n_heads} heads,"
+                f" {config.n_encoder_layers} + {config.n_decoder_layers} layers,"
+                f" final loss {model.losses[-1]:.5f}"
+            )
     by_type = {question_type: 0 for question_type in QUESTION_TYPES}
     for question in bank.questions.values():
         by_type[question.type] += 1

@@ -277,6 +277,22 @@ def test_a_reload_names_what_an_editor_or_input_method_got_wrong(app, browser_fo
     assert live_bank(app) is old_bank
 
 
+def test_a_reload_with_a_corrupt_trained_model_keeps_the_served_weights(
+    app, browser_for, content_dir
+):
+    old_bank = live_bank(app)
+    weights = content_dir / CHAPTER / "model" / "model.npz"
+    weights.write_bytes(weights.read_bytes()[:4096])  # cut off, as by a failed copy
+    ines = browser_for("ines")
+    ines.post("/lang/zh")
+    response = ines.post("/instructor/content/reload")
+    assert response.status_code == 422
+    assert f"{CHAPTER}/model/model.npz" in response.text
+    assert "训练好的模型无法使用" in html.unescape(response.text)
+    assert live_bank(app) is old_bank
+    assert live_bank(app).models[CHAPTER] is old_bank.models[CHAPTER]
+
+
 def test_a_missing_content_directory_is_an_error_not_a_crash(app, browser_for, content_dir):
     old_bank = live_bank(app)
     shutil.rmtree(content_dir)
