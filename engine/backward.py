@@ -19,9 +19,7 @@ from engine.layers import (
     attention,
     layer_norm,
     linear,
-    log_softmax,
     merge_heads,
-    softmax,
     split_heads,
 )
 from engine.params import AttentionParams, FeedForwardParams, LayerNormParams
@@ -224,13 +222,27 @@ def cross_entropy_forward_backward(
     `engine.model.cross_entropy`. logits (b, t, vocab), labels (b, t)."""
     if not 0.0 <= smoothing < 1.0:
         raise ValueError(f"label smoothing must be in [0, 1), got {smoothing!r}")
-    logits64 = logits.astype(np.float64)
     keep = np.ones(labels.shape, dtype=bool) if pad_id is None else labels != pad_id  # (b, t)
     count = int(keep.sum())
     if count == 0:
         raise ValueError("every label is padding: the loss is undefined")
-    q = smoothed_targets(labels, logits.shape[-1], smoothing)  # (b, t, vocab)
-    per_position = -np.sum(q * log_softmax(logits64), axis=-1)  # (b, t)
-    loss = float(per_position[keep].mean())
-    d_logits = (softmax(logits64) - q) * (keep[..., None] / count)  # (b, t, vocab)
-    return loss, d_logits.astype(logits.dtype, copy=False)
+    vocab = logits.shape[-1]
+    # with q = (1 - ε) one_hot + ε / vocab:  -Σ_v q_v log p_v
+    #   = -(1 - ε) log p_label - (ε / vocab) Σ_v log p_v,  log p = shifted - log Σ exp(shifted)
+    shifted = logits - np.max(logits, axis=-1, keepdims=True)  # (b, t, vocab)
+    probs = np.exp(shifted)  # (b, t, vocab), normalised below
+    total = np.sum(probs, axis=-1, keepdims=True)  # (b, t, 1)
+    log_total = np.log(total)[..., 0]  # (b, t)
+    log_p_label = np.take_along_axis(shifted, labels[..., None], axis=-1)[..., 0] - log_total
+    sum_log_p = np.sum(shifted, axis=-1) - vocab * log_total  # (b, t)
+    per_position = -(1.0 - smoothing) * log_p_label - (smoothing / vocab) * sum_log_p
+    loss = float(per_position[keep].astype(np.float64).mean())
+    # d logits = (softmax - q) / count at the kept positions, 0 at padding
+    d_logits = probs
+    d_logits *= 1.0 / total
+    if smoothing:
+        d_logits -= smoothing / vocab
+    rows = d_logits.reshape(-1, vocab)  # a view: (b t, vocab)
+    rows[np.arange(rows.shape[0]), labels.reshape(-1)] -= 1.0 - smoothing
+    d_logits *= (keep / count).astype(logits.dtype)[..., None]
+    return loss, d_logits
