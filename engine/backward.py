@@ -60,7 +60,10 @@ def linear_backward(
     rows = x.reshape(-1, x.shape[-1])  # (rows, d_in)
     d_rows = d_y.reshape(-1, d_y.shape[-1])  # (rows, d_out)
     d_x = (d_rows @ w.T).reshape(x.shape)  # (..., d_in)
-    d_w = rows.T @ d_rows  # (d_in, d_out)
+    # dW in W's memory layout (column-major, for the engine's weights): the optimizer then reads
+    # the two in one order, without copying either
+    column_major = w.flags.f_contiguous and not w.flags.c_contiguous
+    d_w = (d_rows.T @ rows).T if column_major else rows.T @ d_rows  # (d_in, d_out)
     d_b = d_rows.sum(axis=0) if bias else None  # (d_out,)
     return d_x, d_w, d_b
 

@@ -134,7 +134,8 @@ def adam_update(
 ) -> None:
     """In place, for arrays of one shape: m ← β1 m + (1 - β1) g, v ← β2 v + (1 - β2) g²,
     θ ← θ - step_size · m / (sqrt(v) · inv_correct_2 + ε), which is the update above with
-    step_size = lr / (1 - β1^t) and inv_correct_2 = 1 / sqrt(1 - β2^t). `scratch` is
+    step_size = lr / (1 - β1^t) and inv_correct_2 = 1 / sqrt(1 - β2^t), computed as
+    θ - (step_size / inv_correct_2) · m / (sqrt(v) + ε / inv_correct_2). `scratch` is
     overwritten. (Python floats keep float32 arrays float32.)"""
     m *= beta_1
     np.multiply(g, 1.0 - beta_1, out=scratch)
@@ -144,10 +145,9 @@ def adam_update(
     scratch *= 1.0 - beta_2
     v += scratch
     np.sqrt(v, out=scratch)
-    scratch *= inv_correct_2
-    scratch += eps
+    scratch += eps / inv_correct_2
     np.divide(m, scratch, out=scratch)
-    scratch *= step_size
+    scratch *= step_size / inv_correct_2
     p -= scratch
 
 
