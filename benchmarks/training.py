@@ -37,7 +37,8 @@ import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from engine import TransformerConfig, init_params, positional_encoding  # noqa: E402
-from engine.grad_model import loss_and_gradients  # noqa: E402
+from engine.backward import cross_entropy_forward_backward  # noqa: E402
+from engine.grad_model import backward, forward_with_cache  # noqa: E402
 from engine.optim import Adam  # noqa: E402
 from engine.torch_weights import transformer_from_torch  # noqa: E402
 
@@ -90,17 +91,31 @@ def training_batch(size: dict) -> tuple[TransformerConfig, np.ndarray, np.ndarra
     return config, src, tgt[:, :-1], tgt[:, 1:]
 
 
+STAGES = ("forward", "loss", "backward", "Adam")
+
+
 def engine_step(config, params, src, decoder_input, labels):
-    """The engine's step on `params` (updated in place); returns (step function, its loss)."""
+    """The engine's step on `params` (updated in place), as `loss_and_gradients` and
+    `Adam.step` run it, with a clock between its stages. Returns (step function, the losses,
+    each stage's seconds per step)."""
     optimizer = Adam(params, d_model=config.d_model)
-    losses = []
+    losses, stages = [], {stage: [] for stage in STAGES}
 
     def step() -> None:
-        loss, grads = loss_and_gradients(src, decoder_input, labels, params, config)
+        times = [time.perf_counter()]
+        logits, cache = forward_with_cache(src, decoder_input, params, config)
+        times.append(time.perf_counter())
+        loss, d_logits = cross_entropy_forward_backward(logits, labels, config.pad_id)
+        times.append(time.perf_counter())
+        grads = backward(cache, d_logits)
+        times.append(time.perf_counter())
         optimizer.step(grads)
+        times.append(time.perf_counter())
         losses.append(loss)
+        for stage, start, end in zip(STAGES, times[:-1], times[1:], strict=True):
+            stages[stage].append(end - start)
 
-    return step, losses
+    return step, losses, stages
 
 
 def torch_model(config: TransformerConfig, length: int):
@@ -187,7 +202,9 @@ def main() -> None:
         torch_run, torch_losses = torch_step(modules, positions, config, src, decoder_input, labels)
     else:
         params = init_params(config, np.random.default_rng(0))
-    engine_run, engine_losses = engine_step(config, params, src, decoder_input, labels)
+    engine_run, engine_losses, engine_stages = engine_step(
+        config, params, src, decoder_input, labels
+    )
     raw_matmul, raw_flops = raw_matmul_reference(config, b * t, flops, np.random.default_rng(2))
 
     with threadpool_limits(limits=args.threads, user_api="blas"):
@@ -218,6 +235,10 @@ def main() -> None:
         f"  engine step: {engine_median * 1e3:.1f} ms = "
         f"{step_flops / engine_median / 1e9:.1f} GFLOP/s (loss {engine_losses[0]:.4f})"
     )
+    stage_ms = ", ".join(
+        f"{stage} {statistics.median(engine_stages[stage][-rounds:]) * 1e3:.1f}" for stage in STAGES
+    )
+    print(f"    its stages (ms, medians): {stage_ms}")
     raw_rate = statistics.median(raw_flops / r for r in raw_s)
     print(f"  raw numpy matmul: {raw_rate / 1e9:.1f} GFLOP/s")
     print(

@@ -20,6 +20,7 @@ ROWS = [
     "1 thread for numpy and torch;",
     "one training step, 3 x",
     "engine step:",
+    "its stages (ms, medians): forward ",
     "raw numpy matmul:",
     "engine / raw matmul throughput: median",
 ]
