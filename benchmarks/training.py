@@ -13,10 +13,11 @@ cross-entropy and its gradient, the backward and an Adam update (`engine.grad_mo
 autograd on nn.Transformer loaded with the same weights (`engine.torch_weights`), a step of
 `torch.optim.Adam` with the paper's constants. Everything runs on the same number of threads
 (`--threads`, default 1: numpy's BLAS through threadpoolctl, torch's intra-op pool through
-`torch.set_num_threads`). Each round times the three back to back; the ratios are the medians
-over the rounds, the engine's throughput counting 3x the forward's FLOPs (forward, and the two
-products of the backward per product of the forward). `--quick` runs a tiny model once, for a
-smoke test.
+`torch.set_num_threads`; the engine's step does not split its batch over the cores as
+`engine.shards.parallel_forward` does). Each round times the three back to back; the ratios are
+the medians over the rounds, the engine's throughput counting 3x the forward's FLOPs (forward,
+and the two products of the backward per product of the forward); the engine's stages are timed
+within its steps. `--quick` runs a tiny model once, for a smoke test.
 """
 
 from __future__ import annotations
@@ -208,7 +209,7 @@ def main() -> None:
     raw_matmul, raw_flops = raw_matmul_reference(config, b * t, flops, np.random.default_rng(2))
 
     with threadpool_limits(limits=args.threads, user_api="blas"):
-        engine_run()  # the first steps, not timed: they also hold the same loss
+        engine_run()  # the first steps, not timed; from the same weights, the same loss
         if use_torch:
             torch_run()
         raw_matmul()
