@@ -5,7 +5,7 @@ PORT ?= 8000
 # test processes (pytest-xdist): one per core; TEST_WORKERS=0 runs the suite in this process
 TEST_WORKERS ?= auto
 
-.PHONY: run test test-fast bench bench-service bench-load example translations screenshots clean
+.PHONY: run test test-fast bench bench-train bench-service bench-load example translations screenshots clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -78,6 +78,10 @@ screenshots: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/engine.py
+
+# one training step beside a raw matmul, and beside PyTorch where torch is importable
+bench-train: $(VENV)/.installed-run
+	$(BIN)/python benchmarks/training.py
 
 bench-service: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/service.py

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from engine import TransformerConfig, init_params, teacher_forcing_batch
+from engine import TransformerConfig, init_params, optim, teacher_forcing_batch
 from engine.grad_model import loss_and_gradients
 from engine.optim import Adam, clip_by_global_norm, global_norm, learning_rate, leaves
 
@@ -61,6 +61,27 @@ def test_adam_needs_a_schedule_or_a_rate_and_matching_gradients():
         Adam([np.zeros(2)])
     with pytest.raises(ValueError, match="structure"):
         Adam([np.zeros(2)], lr=0.1).step([np.zeros(3)])
+
+
+def test_adam_updates_in_blocks_whatever_the_layouts(monkeypatch):
+    # blocks of 5 entries: a (3, 4) weight is updated in three blocks, the last one short
+    monkeypatch.setattr(optim, "BLOCK", 5)
+    rng = np.random.default_rng(0)
+    start = rng.standard_normal((3, 4))
+    weight = np.asfortranarray(start)  # column-major, as the engine's weights
+    bias = np.array([0.5, -0.5])
+    grads = [[np.ascontiguousarray(rng.standard_normal((3, 4))), np.array([1.0, 2.0])]]
+    grads.append([np.asfortranarray(rng.standard_normal((3, 4))), np.array([-1.0, 0.25])])
+    adam = Adam([weight, bias], lr=0.1)
+    m, v, expected = np.zeros((3, 4)), np.zeros((3, 4)), start.copy()
+    for t, (g, g_bias) in enumerate(grads, start=1):
+        adam.step([g, g_bias])
+        m = 0.9 * m + 0.1 * g
+        v = 0.98 * v + 0.02 * g * g
+        expected -= 0.1 * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.98**t)) + 1e-9)
+    np.testing.assert_allclose(weight, expected, rtol=1e-14, atol=1e-15)
+    assert weight.flags.f_contiguous  # updated in place
+    assert global_norm(grads[0]) == pytest.approx(np.sqrt(np.sum(grads[0][0] ** 2) + 5.0))
 
 
 def test_clipping_scales_to_the_given_norm():
