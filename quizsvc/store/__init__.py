@@ -5,6 +5,12 @@ database (PostgreSQL through psycopg 3).  Every write function takes a ``Session
 is one transaction; nothing here imports Flask.  Import from ``quizsvc.store``.
 """
 
+from quizsvc.store.accounts import (
+    deactivate_student,
+    delete_student,
+    personal_data,
+    reactivate_student,
+)
 from quizsvc.store.arguments import MAX_IDEMPOTENCY_KEY_LENGTH
 from quizsvc.store.content_loads import (
     LoadedContent,
@@ -176,6 +182,8 @@ __all__ = [
     "count_attempt",
     "create_user",
     "database_url",
+    "deactivate_student",
+    "delete_student",
     "display_url",
     "drill_standings",
     "end_login_session",
@@ -193,7 +201,9 @@ __all__ = [
     "make_engine",
     "make_session_factory",
     "next_mastery",
+    "personal_data",
     "progress_for",
+    "reactivate_student",
     "recent_history",
     "record_content_load",
     "record_first_content_load",

@@ -25,12 +25,14 @@ from quizsvc.store.transactions import write_transaction
 DEFAULT_LOGIN_LIFETIME = timedelta(days=31)
 
 EXPIRED = "expired"  # FoundLoginSession.ended_by of a login older than its lifetime
+DEACTIVATED = "deactivated"  # ... of a login into an account deactivated since
 
 
 @dataclass(frozen=True)
 class FoundLoginSession:
     """A login session found by its token: its user, and why it no longer lets them in
-    (``"logout"``, ``"password_change"``, ``"expired"``), or None while it does."""
+    (``"logout"``, ``"password_change"``, ``"expired"``, ``"deactivated"``), or None while it
+    does."""
 
     user: User
     ended_by: str | None
@@ -83,6 +85,8 @@ def find_login_session(
     if found is None:
         return None
     user, login = found
+    if user.deactivated_at is not None:
+        return FoundLoginSession(user, DEACTIVATED)
     if login.end_reason is not None:
         return FoundLoginSession(user, login.end_reason)
     if login.created_at < (now or datetime.now(UTC)) - lifetime:

@@ -77,7 +77,9 @@ class Base(DeclarativeBase):
 
 class User(Base):
     """A learner (student) or an instructor; ``name`` is the login name; ``language`` the
-    interface's language the user chose ("zh" or "en"), None before a choice."""
+    interface's language the user chose ("zh" or "en"), None before a choice;
+    ``deactivated_at`` when an instructor deactivated the account (None while active): its
+    work stays, and nobody logs in with it."""
 
     __tablename__ = "users"
     __table_args__ = (
@@ -94,6 +96,7 @@ class User(Base):
     api_token_hash: Mapped[str | None] = mapped_column(String(255), unique=True)
     created_at: Mapped[datetime]
     language: Mapped[str | None] = mapped_column(String(2))
+    deactivated_at: Mapped[datetime | None]
 
 
 LOGIN_SESSION_END_REASONS = ("logout", "password_change")

@@ -169,9 +169,14 @@ def issue_api_token(session: Session, name: str) -> str:
 
 
 def user_by_api_token(session: Session, token: str) -> User | None:
+    """The user of an API token; None for no token, an unknown one or a deactivated account."""
     if not token:
         return None
-    return session.scalar(select(User).where(User.api_token_hash == token_digest(token)))
+    return session.scalar(
+        select(User).where(
+            User.api_token_hash == token_digest(token), User.deactivated_at.is_(None)
+        )
+    )
 
 
 def set_password(

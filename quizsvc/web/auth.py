@@ -4,6 +4,7 @@ language toggle. Who the current user is, login sessions and CSRF: `login_sessio
 
 from __future__ import annotations
 
+import json
 from urllib.parse import urlsplit
 
 from flask import (
@@ -98,6 +99,12 @@ def login():
             flash(gettext("Wrong user name or password."), "error")
             return render_template("login.html", form=form), 401
         password_throttle().succeeded(name)
+        if user.deactivated_at is not None:
+            flash(
+                gettext("This account is deactivated: ask your instructor to activate it."),
+                "error",
+            )
+            return render_template("login.html", form=form), 403
         # a fresh session, also: logged in again, nothing to tell of a password change
         log_in_from_form(user)
         return redirect(_safe_next(request.args.get("next")))
@@ -234,6 +241,21 @@ def change_password():
         flash(gettext("Your password is changed; your other sessions are signed out."), "info")
         return redirect(url_for("quiz.index"))
     return render_template("account_password.html", error=None)
+
+
+@bp.get("/account/data.json")
+@login_required
+def personal_data():
+    """Everything stored about the user, as one JSON file to keep (their right of access)."""
+    store.begin_read_only(db())
+    document = json.dumps(store.personal_data(db(), current_user.id), ensure_ascii=False, indent=1)
+    response = make_response(document)
+    response.mimetype = "application/json"
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="quizsvc-{current_user.name}.json"'
+    )
+    response.headers["Cache-Control"] = "private, no-store"
+    return response
 
 
 @bp.post("/logout")

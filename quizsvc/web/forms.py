@@ -233,3 +233,9 @@ class PreviewForm(PageForm):
 
     def __init__(self) -> None:
         FlaskForm.__init__(self, formdata=request.args)
+
+
+class StudentDeletionForm(PageForm):
+    """Deleting a student: their login name typed again, so that no click deletes anyone."""
+
+    confirm_name = StringField(default="", filters=[_stripped])

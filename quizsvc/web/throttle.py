@@ -98,7 +98,7 @@ class PasswordThrottle:
         # once could otherwise all pass the test
         refused = store.count_attempt(
             db(),
-            store.Counter(_name_key(name), self.name_limits),
+            store.Counter(name_key(name), self.name_limits),
             checked=checked,
             keep=self.keep,
         )
@@ -117,7 +117,7 @@ class PasswordThrottle:
 
     def succeeded(self, name: str) -> None:
         """The password was right: the attempts at this name before it are forgotten."""
-        store.forget_attempts(db(), _name_key(name))
+        store.forget_attempts(db(), name_key(name))
 
 
 def password_throttle() -> PasswordThrottle:
@@ -155,7 +155,8 @@ def minutes(seconds: int) -> int:
 NAME_PREFIX = "password:"
 
 
-def _name_key(name: str) -> str:
+def name_key(name: str) -> str:
+    """The key a user name's failed passwords are counted under."""
     # a digest: a typed name may be of any length and hold any character
     return NAME_PREFIX + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
 

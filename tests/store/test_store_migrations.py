@@ -461,12 +461,13 @@ def test_0007_keeps_a_user_s_language_and_its_downgrade_drops_only_that(empty_db
         ada = insert_user(engine, "ada")
         migrate.upgrade(empty_db_url, "0007")
         engine.dispose()
-        sessions = make_session_factory(engine)
-        with sessions() as session:
-            assert store.user_by_id(session, ada).language is None  # never chosen
-            store.set_language(session, ada, "zh")
-        with sessions() as session:
-            assert store.user_by_id(session, ada).language == "zh"
+        language = sa.text("SELECT language FROM users WHERE id = :id").bindparams(id=ada)
+        with engine.connect() as connection:
+            assert connection.scalar(language) is None  # never chosen
+        with engine.begin() as connection:
+            connection.execute(sa.text("UPDATE users SET language = 'zh'"))
+        with engine.connect() as connection:
+            assert connection.scalar(language) == "zh"
         with pytest.raises(sa.exc.IntegrityError), engine.begin() as connection:
             connection.execute(sa.text("UPDATE users SET language = 'fr'"))
 
@@ -506,6 +507,29 @@ def test_0008_adds_the_shared_state_tables_and_its_downgrade_drops_only_them(emp
         migrate.downgrade(empty_db_url, "0007")
         engine.dispose()
         assert tables(engine) == before
+        assert user_names(engine) == ["ada"]
+    finally:
+        engine.dispose()
+
+
+def test_0009_adds_the_deactivation_time_and_its_downgrade_drops_only_that(empty_db_url):
+    migrate.upgrade(empty_db_url, "0008")
+    engine = make_engine(empty_db_url)
+    try:
+        ada = insert_user(engine, "ada")
+        migrate.upgrade(empty_db_url, "0009")
+        engine.dispose()
+        sessions = make_session_factory(engine)
+        with sessions() as session:
+            assert store.user_by_id(session, ada).deactivated_at is None  # active as before
+        with sessions() as session:
+            store.deactivate_student(session, ada, now=T0)
+        with sessions() as session:
+            assert store.user_by_id(session, ada).deactivated_at == T0
+
+        migrate.downgrade(empty_db_url, "0008")
+        engine.dispose()
+        assert "deactivated_at" not in columns(engine, "users")
         assert user_names(engine) == ["ada"]
     finally:
         engine.dispose()

@@ -1,13 +1,14 @@
 """The instructor's pages, a module per family: `dashboard` (the overview), `content`
 (reload, preview, self-test), `review` (the queue of open answers), `students` (the roster,
-a student, their report, new accounts), `reports` (item statistics, downloads). Their one
+a student, their report, new accounts), `accounts` (deactivate, activate or delete a
+student), `reports` (item statistics, downloads). Their one
 blueprint is `common.bp`.
 
 Every view is `instructor_required` (login required, 403 for students); every POST carries
 the CSRF token like any other form.
 """
 
-from quizsvc.web.instructor import content, dashboard, reports, review, students
+from quizsvc.web.instructor import accounts, content, dashboard, reports, review, students
 from quizsvc.web.instructor.common import bp
 
-__all__ = ["bp", "content", "dashboard", "reports", "review", "students"]
+__all__ = ["accounts", "bp", "content", "dashboard", "reports", "review", "students"]

@@ -27,7 +27,7 @@ HISTORY_LIMIT = 20
 STUDENTS_PER_PAGE = 50
 
 
-def _student(user_id: int) -> store.User:
+def student_or_404(user_id: int) -> store.User:
     user = store.user_by_id(db(), user_id)
     if user is None or user.role != "student":
         abort(404, description=gettext("There is no student %(id)s.", id=user_id))
@@ -141,7 +141,11 @@ def _progress_data(user_id: int) -> dict[str, Any]:
 @instructor_required
 def student(user_id: int):
     begin_reading()
-    user = _student(user_id)
+    return render_student(student_or_404(user_id))
+
+
+def render_student(user: store.User, deletion_error: str | None = None):
+    """A student's page: their progress, open answers and account."""
     lang = negotiated_language()
     live = bank()
     open_answers = [
@@ -162,6 +166,7 @@ def student(user_id: int):
         "instructor/student.html",
         student=user,
         open_answers=open_answers,
+        deletion_error=deletion_error,
         **_progress_data(user.id),
     )
 
@@ -170,7 +175,7 @@ def student(user_id: int):
 @instructor_required
 def student_report(user_id: int):
     begin_reading()
-    user = _student(user_id)
+    user = student_or_404(user_id)
     live = bank()
     lang = negotiated_language()
     report = reports.student_report(db(), live, user.id, history_limit=HISTORY_LIMIT)
