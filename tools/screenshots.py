@@ -1,4 +1,5 @@
-"""`make screenshots`: the student's main pages as a student sees them, as PNGs.
+"""`make screenshots`: the student's main pages as a student sees them, and the instructor's
+start page, as PNGs.
 
 The app is served on a free loopback port from a throw-away SQLite database holding a demo
 student who has done some of the work (drills mastered, one in progress, a chapter question
@@ -42,6 +43,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 LANGUAGES = ("zh", "en")
 STUDENT = "demo-student"
+INSTRUCTOR = "demo-instructor"  # photographs the instructor's start page
 PASSWORD = secrets.token_urlsafe(12)
 CHAPTER = "/chapters/transformer-by-hand"
 
@@ -87,6 +89,9 @@ def demo_work(app, url: str) -> dict[str, int]:
     try:
         with sessions() as session:
             learner = store.create_user(session, name=STUDENT, role="student", password=PASSWORD).id
+        with sessions() as session:
+            store.create_user(session, name=INSTRUCTOR, role="instructor", password=PASSWORD)
+        with sessions() as session:
             # the chapter's first two choice questions, answered
             choice_questions = [
                 q.id
@@ -147,6 +152,10 @@ def photograph(base_url: str, variants: dict[str, int], out: Path) -> list[Path]
                     page = context.new_page()
                     written += photograph_pages(page, variants, out, f"{size_name}-{language}")
                     context.close()
+                    context = browser.new_context(base_url=base_url, viewport=size, locale="en-US")
+                    page = context.new_page()
+                    written += photograph_instructor(page, out, f"{size_name}-{language}")
+                    context.close()
         finally:
             browser.close()
     return written
@@ -182,6 +191,17 @@ def photograph_pages(page, variants: dict[str, int], out: Path, suffix: str) -> 
         page.evaluate("document.querySelector('#answer-form').scrollIntoView({block: 'start'})")
         shots.append(shoot(page, out / f"grid-minus-infinity-{suffix}.png", full_page=False))
     return shots
+
+
+def photograph_instructor(page, out: Path, suffix: str) -> list[Path]:
+    page.goto("/login")
+    page.fill("input[name=name]", INSTRUCTOR)
+    page.fill("input[name=password]", PASSWORD)
+    with page.expect_navigation():
+        page.click("form.login button[type=submit]")
+    choose_language(page, suffix.rsplit("-", 1)[1])
+    page.goto("/instructor/")
+    return [shoot(page, out / f"instructor-overview-{suffix}.png")]
 
 
 def choose_language(page, language: str) -> None:

@@ -308,3 +308,26 @@ def recorded_work_by_question(session: Session) -> dict[str, int]:
         for question_id, count in session.execute(select(column, func.count()).group_by(column)):
             counts[question_id] = counts.get(question_id, 0) + count
     return counts
+
+
+def students_active_since(session: Session, since: datetime) -> int:
+    """How many students submitted a drill answer or answered a quiz question at ``since``
+    or later."""
+    drills = select(Submission.learner_id).where(Submission.submitted_at >= since)
+    answers = select(QuizAnswer.learner_id).where(QuizAnswer.answered_at >= since)
+    active = drills.union(answers).subquery()
+    return session.scalar(
+        select(func.count())
+        .select_from(active)
+        .join(User, User.id == active.c.learner_id)
+        .where(User.role == STUDENT_ROLE)
+    )
+
+
+def awaiting_review_count(session: Session) -> int:
+    """Students' open answers with no score yet (served by ix_quiz_answers_awaiting_review)."""
+    return session.scalar(
+        select(func.count(QuizAnswer.id))
+        .join(User, User.id == QuizAnswer.learner_id)
+        .where(QuizAnswer.score.is_(None), User.role == STUDENT_ROLE)
+    )

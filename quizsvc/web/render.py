@@ -199,6 +199,33 @@ def bar_chart_svg(bars: Sequence[tuple[str, float]], width: int = 420, label: st
     return Markup("".join(parts))
 
 
+def histogram_svg(counts: Sequence[int], label: str, bucket_names: Sequence[str]) -> Markup:
+    """A small column chart of how many students scored in each bucket (0-10 % on the left,
+    90-100 % on the right), 12 px a column, the tallest column full height; its text
+    alternative names every bucket's count."""
+    column, gap, height = 10, 2, 32
+    width = len(counts) * (column + gap)
+    tallest = max(counts, default=0)
+    alternative = _with_values(
+        label, [f"{name}: {count}" for name, count in zip(bucket_names, counts, strict=True)]
+    )
+    parts = [
+        f"<svg class='histogram' xmlns='http://www.w3.org/2000/svg' width='{width}' "
+        f"height='{height + 1}' viewBox='0 0 {width} {height + 1}' role='img' "
+        f"aria-label='{escape(alternative)}'><title>{escape(label)}</title>"
+        f"<line x1='0' y1='{height + 0.5}' x2='{width}' y2='{height + 0.5}' stroke='#999'/>"
+    ]
+    for i, count in enumerate(counts):
+        if count:
+            bar = max(round(height * count / tallest), 1)
+            parts.append(
+                f"<rect x='{i * (column + gap)}' y='{height - bar}' width='{column}' "
+                f"height='{bar}' fill='#2166ac'/>"
+            )
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
 def noted_matrix_table(
     tensor: Tensor,
     shape: str,
