@@ -4,12 +4,14 @@ test_reports_items.test_the_seeded_class_by_hand."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import T0
 
 from quizsvc.reports.dashboard import class_glance, histogram
+
+
+T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # conftest.py's, where the seeded work starts
 
 
 def test_histogram_buckets_tenths_with_one_in_the_last():

@@ -4,15 +4,15 @@ with every row recorded of them, and everything recorded of them as one JSON doc
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import T0
 from sqlalchemy import JSON, String, Text, select
 
 from quizsvc import store
 from quizsvc.store import Base
 
+T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # as in conftest.py
 LIMITS = (store.AttemptLimit(10, timedelta(minutes=15)),)
 
 
