@@ -10,7 +10,6 @@ import pytest
 
 from quizsvc.reports.dashboard import class_glance, histogram
 
-
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # conftest.py's, where the seeded work starts
 
 
