@@ -331,3 +331,41 @@ def awaiting_review_count(session: Session) -> int:
         .join(User, User.id == QuizAnswer.learner_id)
         .where(QuizAnswer.score.is_(None), User.role == STUDENT_ROLE)
     )
+
+
+def latest_student_submissions_per_kind(
+    session: Session, per_kind: int
+) -> list[Row[tuple[str, int, Any, Any, Any]]]:
+    """(kind, submission id, cells, parsed value, variant JSON) of the students' latest
+    ``per_kind`` submissions to each drill kind, newest first within a kind."""
+    ranked = (
+        select(
+            DrillVariant.kind.label("kind"),
+            Submission.id.label("id"),
+            func.row_number()
+            .over(
+                partition_by=DrillVariant.kind,
+                order_by=(Submission.submitted_at.desc(), Submission.id.desc()),
+            )
+            .label("rank"),
+        )
+        .join(DrillVariant, DrillVariant.id == Submission.variant_id)
+        .join(User, User.id == Submission.learner_id)
+        .where(User.role == STUDENT_ROLE)
+        .subquery()
+    )
+    return list(
+        session.execute(
+            select(
+                ranked.c.kind,
+                Submission.id,
+                Submission.cells,
+                Submission.parsed_value,
+                DrillVariant.variant_json,
+            )
+            .join(ranked, ranked.c.id == Submission.id)
+            .join(DrillVariant, DrillVariant.id == Submission.variant_id)
+            .where(ranked.c.rank <= per_kind)
+            .order_by(ranked.c.kind, ranked.c.rank)
+        )
+    )

@@ -6,9 +6,16 @@ from __future__ import annotations
 from flask import render_template
 from flask_babel import gettext
 
-from quizsvc.reports.dashboard import BUCKETS, ItemGlance, class_glance
+from quizsvc.reports.dashboard import (
+    BUCKETS,
+    CELL_SAMPLE,
+    MISTAKE_SAMPLE,
+    ItemGlance,
+    class_glance,
+)
 from quizsvc.web.context import bank, db
-from quizsvc.web.i18n import question_title
+from quizsvc.web.drill_feedback import mistake_message
+from quizsvc.web.i18n import drill_title, question_title
 from quizsvc.web.instructor.common import begin_reading, bp
 from quizsvc.web.login_session import instructor_required
 from quizsvc.web.render import histogram_svg
@@ -45,4 +52,14 @@ def index():
         questions=[_row(item, names) for item in glance.questions],
         drill_kinds=[_row(item, names) for item in glance.drill_kinds],
         hardest=[_row(item, names) for item in glance.hardest],
+        cell_sample=CELL_SAMPLE,
+        mistake_sample=MISTAKE_SAMPLE,
+        misses=[
+            {
+                "misses": misses,
+                "title": drill_title(misses.kind),
+                "mistake": mistake_message(misses.mistake) if misses.mistake else None,
+            }
+            for misses in glance.misses
+        ],
     )
