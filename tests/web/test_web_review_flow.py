@@ -326,7 +326,7 @@ def test_save_and_next_opens_the_next_answer_of_the_list(three_answers, sessions
         {"score": "70", "then": "next", "return_to": "answer", "seen_review": "0"},
     )
     assert response.status_code == 302
-    assert response.headers["Location"] == f"/instructor/reviews/{second}"
+    assert response.headers["Location"] == f"/instructor/reviews/{second}#main"
     # the one just reviewed left the awaiting list: the next is now its first
     assert nav(ines.get(f"/instructor/reviews/{second}").text) == {
         "next": f"/instructor/reviews/{third}",
@@ -337,7 +337,7 @@ def test_save_and_next_opens_the_next_answer_of_the_list(three_answers, sessions
         f"/instructor/reviews/{second}?question={QUESTION}",
         {"score": "80", "then": "next", "return_to": "answer", "seen_review": "0"},
     )
-    assert response.headers["Location"] == f"/instructor/reviews?question={QUESTION}"
+    assert response.headers["Location"] == f"/instructor/reviews?question={QUESTION}#main"
     page = ines.get(response.headers["Location"]).text
     assert "That was the last answer of the list." in page
     assert 'id="queue-empty"' in page

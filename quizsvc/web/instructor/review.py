@@ -332,11 +332,12 @@ def review(answer_id: int):
     if form.from_queue:
         return redirect(url_for("instructor.reviews", **listed.args))
     if form.then.data == "next":
-        place = store.review_place(
-            db(), answer_id, state=listed.state, question_id=listed.question
-        )
+        place = store.review_place(db(), answer_id, state=listed.state, question_id=listed.question)
         if place.next is None:
             flash(gettext("That was the last answer of the list."), "info")
-            return redirect(url_for("instructor.reviews", **listed.args))
-        return redirect(url_for("instructor.review_page", answer_id=place.next, **listed.args))
+            return redirect(url_for("instructor.reviews", _anchor="main", **listed.args))
+        # the page's top (a fragment of its own, not the form's #answer-… the browser keeps)
+        return redirect(
+            url_for("instructor.review_page", answer_id=place.next, _anchor="main", **listed.args)
+        )
     return redirect(url_for("instructor.review_page", answer_id=answer_id, **listed.args))
