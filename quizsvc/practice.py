@@ -35,6 +35,7 @@ from quizsvc.grading import (
     grade_numeric,
     grade_single_choice,
     parse_shaped_answer,
+    score_of_points,
     suggest_open_score,
 )
 
@@ -256,6 +257,12 @@ class QuizOutcome:
 
 def rubric_points(question: OpenQuestion) -> list[RubricPoint]:
     return [RubricPoint(p.key, p.weight, (*p.phrases.zh, *p.phrases.en)) for p in question.rubric]
+
+
+def score_of_ticked_points(question: OpenQuestion, keys: list[str]) -> float:
+    """The score of an open answer whose grader ticked the rubric points `keys`: their
+    weights' share of the rubric's. ValueError names a key the rubric does not have."""
+    return score_of_points(rubric_points(question), keys)
 
 
 def answer_question(

@@ -36,6 +36,7 @@ from quizsvc.grading.open_answer import (
     PhraseMatch,
     RubricPoint,
     RubricSuggestion,
+    score_of_points,
     suggest_open_score,
 )
 from quizsvc.grading.parse import MAX_ANSWER_CHARS, normalise_typed_number, parse_answer
@@ -75,6 +76,7 @@ __all__ = [
     "read_grid",
     "rows_text",
     "score_after_attempts",
+    "score_of_points",
     "suggest_open_score",
     "typed_cell",
 ]

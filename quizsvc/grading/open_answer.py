@@ -123,6 +123,20 @@ def suggest_open_score(text: str, rubric: Sequence[RubricPoint]) -> RubricSugges
     )
 
 
+def score_of_points(rubric: Sequence[RubricPoint], ticked: Sequence[str]) -> float:
+    """The score a grader gives by ticking rubric points: the ticked points' weights over
+    all the points' weights, in [0, 1]. A key ticked twice counts once; a key the rubric
+    does not have raises ValueError naming it."""
+    weights = {point.key: point.weight for point in rubric}
+    if not weights:
+        raise ValueError("rubric has no points")
+    unknown = [key for key in ticked if key not in weights]
+    if unknown:
+        raise ValueError(f"no rubric point {unknown[0]!r}")
+    found = math.fsum(weights[key] for key in set(ticked))
+    return min(1.0, found / math.fsum(weights.values()))
+
+
 @dataclass(frozen=True)
 class _FoldedText:
     """Folded text plus, per folded character, the original [start, end) it came from."""

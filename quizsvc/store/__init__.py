@@ -91,6 +91,13 @@ from quizsvc.store.queries import (
     unfinished_variants,
 )
 from quizsvc.store.quiz_answers import QuizAnswerResult, record_quiz_answer
+from quizsvc.store.review_lists import (
+    REVIEW_STATES,
+    ReviewPlace,
+    answers_for_review,
+    latest_reviews,
+    review_place,
+)
 from quizsvc.store.reviews import (
     ReviewResult,
     answers_awaiting_review,
@@ -130,6 +137,7 @@ __all__ = [
     "MASTERY_WEIGHT",
     "MAX_IDEMPOTENCY_KEY_LENGTH",
     "MIN_PASSWORD_LENGTH",
+    "REVIEW_STATES",
     "ROLES",
     "UNSTORABLE_TEXT",
     "AnsweredQuestion",
@@ -161,6 +169,7 @@ __all__ = [
     "QuizAnswer",
     "QuizAnswerResult",
     "Refused",
+    "ReviewPlace",
     "ReviewResult",
     "ServedContent",
     "SkillProgress",
@@ -174,6 +183,7 @@ __all__ = [
     "User",
     "WrongPassword",
     "answers_awaiting_review",
+    "answers_for_review",
     "attempt_wait",
     "authenticate",
     "begin_login_session",
@@ -196,6 +206,7 @@ __all__ = [
     "latest_content_load",
     "latest_quiz_answers",
     "latest_review",
+    "latest_reviews",
     "list_users",
     "load_variant",
     "make_engine",
@@ -211,6 +222,7 @@ __all__ = [
     "record_review",
     "record_served_content",
     "record_submission",
+    "review_place",
     "served_content",
     "set_language",
     "set_password",

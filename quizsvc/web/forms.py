@@ -195,7 +195,10 @@ class ReviewForm(PageForm):
     says what is wrong with them."""
 
     score = StringField(default="")
+    point = ValuesField(default=list)  # the keys of the ticked rubric points
     comment = TextAreaField(default="")
+    # "next": the Save and next button, which opens the next answer of the list
+    then = HiddenField(default="")
     # the id of the latest review the page showed (0: none), so a review taken meanwhile
     # is not silently replaced
     seen_review = HiddenField(default="")
@@ -211,6 +214,18 @@ class ReviewForm(PageForm):
     @property
     def from_queue(self) -> bool:
         return self.return_to.data != "answer"
+
+
+class ReviewListForm(PageForm):
+    """The review list's filter, in the address of the review pages (and of their forms): a
+    question's id (blank: every open question) and a state, as chosen
+    (`instructor.review` says what is wrong with them)."""
+
+    question = StringField(default="", filters=[_stripped])
+    state = StringField(default="awaiting", filters=[_stripped])
+
+    def __init__(self) -> None:
+        FlaskForm.__init__(self, formdata=request.args)
 
 
 class ContentReloadForm(PageForm):

@@ -6,7 +6,13 @@ import dataclasses
 
 import pytest
 
-from quizsvc.grading import PhraseMatch, RubricPoint, RubricSuggestion, suggest_open_score
+from quizsvc.grading import (
+    PhraseMatch,
+    RubricPoint,
+    RubricSuggestion,
+    score_of_points,
+    suggest_open_score,
+)
 
 RUBRIC = (
     RubricPoint("scale", 1.0, ("除以根号d_k", "divide by sqrt(d_k)", "√d_k")),
@@ -152,3 +158,34 @@ def test_rubric_keys_must_be_unique() -> None:
     duplicate = [RubricPoint("k", 1.0, ("a",)), RubricPoint("k", 1.0, ("b",))]
     with pytest.raises(ValueError):
         suggest_open_score("a", duplicate)
+
+
+# --- a grader's ticked points -------------------------------------------------------------
+
+TICKABLE = [
+    RubricPoint("a", 2, ("alpha",)),
+    RubricPoint("b", 1, ("beta",)),
+    RubricPoint("c", 1, ("gamma",)),
+]
+
+
+@pytest.mark.parametrize(
+    ("ticked", "score"),
+    [
+        ([], 0.0),
+        (["a"], 0.5),  # 2 of 4
+        (["b", "c"], 0.5),
+        (["c", "a"], 0.75),  # in any order
+        (["a", "a", "b"], 0.75),  # a key sent twice counts once
+        (["a", "b", "c"], 1.0),
+    ],
+)
+def test_ticked_points_score_their_share_of_the_weights(ticked, score):
+    assert score_of_points(TICKABLE, ticked) == score
+
+
+def test_a_ticked_key_the_rubric_lacks_is_refused_by_name():
+    with pytest.raises(ValueError, match="no rubric point 'd'"):
+        score_of_points(TICKABLE, ["a", "d"])
+    with pytest.raises(ValueError, match="rubric has no points"):
+        score_of_points([], [])

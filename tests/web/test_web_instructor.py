@@ -609,7 +609,8 @@ def test_review_flow_from_answer_to_the_students_chapter_page(app, browser_for, 
     # suggested by hand: one-pattern (0.3) + different angles (0.35) + concatenat (0.15)
     # found, independent projections (0.2) not: 0.8 of 1.0
     assert "Suggested score: <b>80%</b>" in item
-    assert 'name="score" size="8" required value="80%"' in item  # prefilled to confirm
+    # a suggestion beside the form, nothing in it (tests/web/test_web_review_flow.py)
+    assert 'name="score" size="8" autocomplete="off" value=""' in item
 
     response = ines.post(
         f"/instructor/reviews/{answer_id}",
@@ -732,7 +733,7 @@ def test_unreadable_out_of_range_or_ambiguous_scores_are_refused(app, typed, mes
         ({"score": "abc"}, "Cannot read the score &#39;abc&#39;"),
         ({"score": "150"}, "a percentage is at most 100"),
         ({"score": "-1"}, "Cannot read the score"),
-        ({"score": ""}, "Enter a score."),
+        ({"score": ""}, "Tick the key points the answer makes, or enter a score"),
         ({"score": "50", "comment": "x" * 5001}, "at most 5000 characters"),
     ],
 )
@@ -790,7 +791,7 @@ def test_the_reference_answer_is_shown_in_the_language_of_the_answer(app, browse
     ines = browser_for("ines")
     ines.post("/lang/en")
     item = queue_section(ines.get("/instructor/reviews").text, chinese)
-    reference = section(item, '<div class="reference">', "<h3>Key points</h3>")
+    reference = section(item, '<div class="reference">', '<div class="suggestion"')
     assert (
         '<p class="help reference-language">Shown in Chinese, the language the answer is '
         "written in, to read beside it.</p>"

@@ -1,134 +1,40 @@
-"""The review queue: open answers awaiting an instructor's score, with the rubric points a
-phrase match suggests, and one answer's page with its reviews."""
+"""The review pages: a list of students' open answers (awaiting review, reviewed, or both; one
+question's or all), and one answer's page with its reviews and its neighbours in the list.
+Each answer has the rubric points a phrase match suggests, shown beside a form that
+suggests nothing: the instructor ticks the key points the answer makes (the score is their
+weights' share, computed here again) or types a score, with a comment to the student."""
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
 from typing import Any
 
 from flask import abort, flash, redirect, render_template, url_for
 from flask_babel import gettext
 from flask_login import current_user
-from markupsafe import Markup, escape
+from markupsafe import Markup
 from sqlalchemy import select
 
 from quizsvc import practice, store
 from quizsvc.bank import Bank, OpenQuestion, Question, localize, render_markdown
-from quizsvc.grading import RubricSuggestion, normalise_typed_number, suggest_open_score
+from quizsvc.grading import RubricSuggestion, suggest_open_score
 from quizsvc.store import reports_queries
 from quizsvc.web.context import bank, db
-from quizsvc.web.forms import ReviewForm
+from quizsvc.web.forms import ReviewForm, ReviewListForm
 from quizsvc.web.i18n import negotiated_language, question_title
 from quizsvc.web.instructor.common import begin_reading, bp
+from quizsvc.web.instructor.review_input import (
+    MAX_COMMENT_LENGTH,
+    ReviewInputError,
+    answer_language,
+    highlight,
+    parse_comment,
+    parse_score,
+)
 from quizsvc.web.login_session import instructor_required
 from quizsvc.web.render import format_percent
 
-MAX_COMMENT_LENGTH = 5000
 REVIEW_QUEUE_LIMIT = 50
-
-
-class ReviewInputError(ValueError):
-    """A reviewer's input that cannot be stored; the message says why."""
-
-
-def parse_score(raw: str | None) -> float:
-    """A score typed by a reviewer, as a fraction in [0, 1].
-
-    A number is a percentage ("75", "75 %"); "a/b" is a points out of b ("1.5/2"). A
-    decimal comma is accepted. A bare number above 0 and at most 1 is refused as
-    ambiguous: "0.75" or "1" is far more likely meant as a fraction than as 0.75 % or 1 %
-    ("1 %" says so). What a Chinese input method types for these characters ("７５％",
-    "１．５／２") reads as their ASCII.
-    """
-    text = normalise_typed_number(raw or "").strip().replace(",", ".")
-    shown = (raw or "")[:40]
-    if not text:
-        raise ReviewInputError(gettext("Enter a score."))
-    number = r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+"
-    points = re.fullmatch(rf"({number})\s*/\s*({number})", text)
-    if points:
-        got, total = float(points[1]), float(points[2])
-        if total <= 0 or got > total:
-            raise ReviewInputError(
-                gettext(
-                    "The score '%(score)s' is out of range: points must be from 0 to "
-                    "a total above 0.",
-                    score=shown,
-                )
-            )
-        return got / total
-    percent = text.endswith("%")
-    text = text.removesuffix("%").strip()
-    if not re.fullmatch(number, text):
-        raise ReviewInputError(
-            gettext(
-                "Cannot read the score '%(score)s': enter a percentage from 0 to "
-                "100 (e.g. 75) or points out of the total (e.g. 1.5/2).",
-                score=shown,
-            )
-        )
-    value = float(text)
-    if value > 100:
-        raise ReviewInputError(
-            gettext(
-                "The score '%(score)s' is out of range: a percentage is at most 100.", score=shown
-            )
-        )
-    if not percent and 0 < value <= 1:
-        as_percent = f"{value * 100:g}"
-        raise ReviewInputError(
-            gettext(
-                "The score '%(score)s' is ambiguous: write %(percent)s for a "
-                "percentage, or points out of the total such as 1.5/2.",
-                score=shown,
-                percent=as_percent,
-            )
-        )
-    return value / 100
-
-
-def parse_comment(raw: str | None) -> str:
-    comment = (raw or "").strip().replace("\r\n", "\n")
-    if len(comment) > MAX_COMMENT_LENGTH:
-        raise ReviewInputError(
-            gettext("The comment may be at most %(max)s characters long.", max=MAX_COMMENT_LENGTH)
-        )
-    return comment
-
-
-def highlight(text: str, spans: tuple[tuple[int, int], ...]) -> Markup:
-    """`text` escaped, with each (start, end) span in <mark>; spans sorted, not overlapping."""
-    parts: list[str] = []
-    position = 0
-    for start, end in spans:
-        if start < position:  # never re-emit text (spans are merged, but be safe)
-            start = position
-        if end <= start:
-            continue
-        parts.append(escape(text[position:start]))
-        parts.append(Markup("<mark>") + escape(text[start:end]) + Markup("</mark>"))
-        position = end
-    parts.append(escape(text[position:]))
-    return Markup("").join(parts)
-
-
-# Han characters (CJK Unified Ideographs with extensions A to F, compatibility ideographs)
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
-
-
-def answer_language(text: str) -> str | None:
-    """The language an answer is mostly written in: "zh" when it has more Han characters than
-    Latin words, "en" when it has more Latin words, None when it has neither or as many of
-    each. Words, not letters: a Chinese answer naming W_q, softmax and attention has more
-    Latin letters than characters, and is still Chinese (a Han character is about a word)."""
-    characters = len(_CJK.findall(text))
-    words = len(_LATIN_WORD.findall(text))
-    if characters > words:
-        return "zh"
-    if words > characters:
-        return "en"
-    return None
 
 
 def _suggestion(question: Question | None, text: str) -> RubricSuggestion | None:
@@ -137,15 +43,69 @@ def _suggestion(question: Question | None, text: str) -> RubricSuggestion | None
     return suggest_open_score(text, practice.rubric_points(question))
 
 
-def _queue_items(live: Bank, lang: str) -> list[dict[str, Any]]:
-    waiting = store.answers_awaiting_review(db(), limit=REVIEW_QUEUE_LIMIT)
-    if not waiting:
-        return []
-    answers = db().scalars(
-        select(store.QuizAnswer).where(store.QuizAnswer.id.in_([a.answer_id for a in waiting]))
+@dataclass(frozen=True)
+class ReviewList:
+    """The answers the review pages go through: those to `question` (None: every open
+    question) in `state` (store.REVIEW_STATES), oldest first."""
+
+    state: str = "awaiting"
+    question: str | None = None
+
+    @property
+    def args(self) -> dict[str, str]:
+        """The list in a review page's address (nothing for the default list)."""
+        args = {"state": self.state} if self.state != "awaiting" else {}
+        return args | ({"question": self.question} if self.question else {})
+
+
+def _review_list() -> ReviewList:
+    """The list chosen in the page's address; a 400 with the reason for one that is not."""
+    form = ReviewListForm()
+    state = form.state.data or "awaiting"
+    if state not in store.REVIEW_STATES:
+        abort(
+            400,
+            description=gettext(
+                "Unknown review state '%(state)s': choose awaiting, reviewed or all.",
+                state=state[:40],
+            ),
+        )
+    question = form.question.data or None
+    if question is not None and not isinstance(bank().questions.get(question), OpenQuestion):
+        abort(
+            400,
+            description=gettext(
+                "There is no open question '%(question)s' to review.", question=question[:100]
+            ),
+        )
+    return ReviewList(state, question)
+
+
+def _open_questions() -> list[tuple[str, str]]:
+    """(id, title) of the live bank's open questions, in the bank's order."""
+    return [
+        (question_id, question_title(question_id))
+        for question_id, question in bank().questions.items()
+        if isinstance(question, OpenQuestion)
+    ]
+
+
+def _queue_items(live: Bank, lang: str, listed: ReviewList) -> list[dict[str, Any]]:
+    ids = store.answers_for_review(
+        db(), state=listed.state, question_id=listed.question, limit=REVIEW_QUEUE_LIMIT
     )
-    by_id = {answer.id: answer for answer in answers}
-    return _review_items([by_id[a.answer_id] for a in waiting], live, lang)
+    if not ids:
+        return []
+    by_id = {
+        answer.id: answer
+        for answer in db().scalars(select(store.QuizAnswer).where(store.QuizAnswer.id.in_(ids)))
+    }
+    items = _review_items([by_id[answer_id] for answer_id in ids], live, lang)
+    latest = store.latest_reviews(db(), ids)
+    for item in items:
+        item["latest"] = latest.get(item["answer_id"])
+        item["seen_review"] = item["latest"].id if item["latest"] else 0
+    return items
 
 
 def _review_items(answers: list[store.QuizAnswer], live: Bank, lang: str) -> list[dict[str, Any]]:
@@ -200,12 +160,17 @@ def _review_items(answers: list[store.QuizAnswer], live: Bank, lang: str) -> lis
 
 
 def render_reviews(
-    errors: dict[int, str] | None = None, form: dict[int, dict[str, str]] | None = None, status=200
+    errors: dict[int, str] | None = None, form: dict[int, dict[str, Any]] | None = None, status=200
 ):
     begin_reading()
+    listed = _review_list()
+    items = _queue_items(bank(), negotiated_language(), listed)
     return render_template(
         "instructor/reviews.html",
-        items=_queue_items(bank(), negotiated_language()),
+        items=items,
+        listed=listed,
+        questions=_open_questions(),
+        states=store.REVIEW_STATES,
         errors=errors or {},
         form=form or {},
         limit=REVIEW_QUEUE_LIMIT,
@@ -221,6 +186,16 @@ def reviews():
 
 def _review_item(answer_id: int) -> dict[str, Any]:
     """One open answer (reviewed or not) as the review pages show it, with its reviews."""
+    answer = _open_answer(answer_id)
+    (item,) = _review_items([answer], bank(), negotiated_language())
+    reviews = reports_queries.reviews_of(db(), answer_id)
+    item["reviews"] = reviews
+    item["latest"] = reviews[-1] if reviews else None
+    item["seen_review"] = reviews[-1].id if reviews else 0
+    return item
+
+
+def _open_answer(answer_id: int) -> store.QuizAnswer:
     answer = db().get(store.QuizAnswer, answer_id)
     if answer is None:
         abort(404, description=gettext("There is no answer %(id)s.", id=answer_id))
@@ -232,21 +207,22 @@ def _review_item(answer_id: int) -> dict[str, Any]:
                 id=answer_id,
             ),
         )
-    (item,) = _review_items([answer], bank(), negotiated_language())
-    reviews = reports_queries.reviews_of(db(), answer_id)
-    item["reviews"] = reviews
-    item["seen_review"] = reviews[-1].id if reviews else 0
-    return item
+    return answer
 
 
 def render_review(
-    answer_id: int, error: str | None = None, form: dict[str, str] | None = None, status=200
+    answer_id: int, error: str | None = None, form: dict[str, Any] | None = None, status=200
 ):
     begin_reading()
+    listed = _review_list()
     item = _review_item(answer_id)
+    place = store.review_place(db(), answer_id, state=listed.state, question_id=listed.question)
     return render_template(
         "instructor/review.html",
         item=item,
+        listed=listed,
+        place=place,
+        list_title=question_title(listed.question) if listed.question else None,
         error=error,
         form=form or {},
         max_comment=MAX_COMMENT_LENGTH,
@@ -259,22 +235,51 @@ def review_page(answer_id: int):
     return render_review(answer_id)
 
 
+def _reviewed_score(form: ReviewForm, question: Question | None) -> float:
+    """The score the form gives: the typed one if any, else the ticked rubric points'."""
+    if (form.score.data or "").strip():
+        return parse_score(form.score.data)
+    if not form.point.data:
+        raise ReviewInputError(
+            gettext("Tick the key points the answer makes, or enter a score: nothing was saved.")
+        )
+    if not isinstance(question, OpenQuestion):
+        raise ReviewInputError(
+            gettext("This question is no longer in the live bank: enter a score instead.")
+        )
+    try:
+        return practice.score_of_ticked_points(question, form.point.data)
+    except ValueError:
+        keys = {point.key for point in question.rubric}
+        unknown = next(key for key in form.point.data if key not in keys)
+        raise ReviewInputError(
+            gettext(
+                "The question has no key point '%(key)s' (its rubric changed?): reload the "
+                "page and tick again.",
+                key=unknown[:100],
+            )
+        ) from None
+
+
 @bp.post("/reviews/<int:answer_id>")
 @instructor_required
 def review(answer_id: int):
     form = ReviewForm()
-    typed = {"score": form.score.data, "comment": form.comment.data}
+    listed = _review_list()
+    typed = {"score": form.score.data, "comment": form.comment.data, "points": form.point.data}
 
     def refuse(message: str, status: int):
         if form.from_queue:
             return render_reviews({answer_id: message}, {answer_id: typed}, status)
         return render_review(answer_id, message, typed, status)
 
+    question = bank().questions.get(_open_answer(answer_id).question_id)  # 404, 409 first
     try:
-        score = parse_score(typed["score"])
+        score = _reviewed_score(form, question)
         comment = parse_comment(typed["comment"])
     except ReviewInputError as exc:
         return refuse(str(exc), 422)
+
     try:
         result = store.record_review(
             db(),
@@ -325,5 +330,14 @@ def review(answer_id: int):
         "info",
     )
     if form.from_queue:
-        return redirect(url_for("instructor.reviews"))
-    return redirect(url_for("instructor.review_page", answer_id=answer_id))
+        return redirect(url_for("instructor.reviews", **listed.args))
+    if form.then.data == "next":
+        place = store.review_place(db(), answer_id, state=listed.state, question_id=listed.question)
+        if place.next is None:
+            flash(gettext("That was the last answer of the list."), "info")
+            return redirect(url_for("instructor.reviews", _anchor="main", **listed.args))
+        # the page's top (a fragment of its own, not the form's #answer-… the browser keeps)
+        return redirect(
+            url_for("instructor.review_page", answer_id=place.next, _anchor="main", **listed.args)
+        )
+    return redirect(url_for("instructor.review_page", answer_id=answer_id, **listed.args))
