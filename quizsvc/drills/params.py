@@ -85,7 +85,8 @@ PARAMS_MESSAGES: dict[ParamsProblem, str] = {
         "{name} is set by the trained model with weights: trained; leave it out"
     ),
     ParamsProblem.ONLY_WITH_TRAINED_WEIGHTS: N_(
-        "{name} is only used with weights: trained (a sentence and a head of the trained model)"
+        "{name} is only used with weights: trained (it picks a sentence, position or head "
+        "of the trained model)"
     ),
     ParamsProblem.SENTENCE_BEYOND_CORPUS: N_(
         "sentence counts the corpus's pairs from 0 and must be less than {count}"
