@@ -19,6 +19,7 @@ from engine.corpus import read_corpus
 from engine.trained import load_trained
 from quizsvc.bank import BankError, load_bank
 from quizsvc.drills import drill_param_models, generate_variant
+from quizsvc.drills.mistakes import diagnose
 from quizsvc.drills.trained import ChapterModel
 
 MODEL_DIR = Path(__file__).resolve().parents[2] / "content" / "transformer-by-hand" / "model"
@@ -304,3 +305,33 @@ def test_a_chapter_with_a_model_loads_its_corpus_and_its_drills_work_on_it(make_
     chapter = ChapterModel(bank.models["ch"], bank.corpora["ch"])
     variant = generate_variant("cross_attention_row", 1, bank.drill_params["d1"], chapter)
     assert (variant.params["sentence"], variant.params["head"]) == (0, 2)
+
+
+def test_a_trained_multi_head_answer_without_the_scaling_is_named_so():
+    variant = generate_variant("multi_head", 0, TRAINED_HEAD, CHAPTER)
+    q, k, v = given(variant, "q("), given(variant, "K_enc"), given(variant, "V_enc")
+    raw = q @ k.T  # not divided by √8
+    e = np.exp(raw - raw.max())
+    unscaled = (e / e.sum()) @ v
+    right = variant.answer.values
+    off = np.abs(unscaled - right) > variant.tolerance.atol
+    assert off.any()
+    codes = {cell.col: cell.codes for cell in diagnose(variant, unscaled)}
+    assert all("no_scaling" in codes[col] for col in np.flatnonzero(off[0]))
+
+
+@pytest.mark.parametrize(
+    "kind, params",
+    [
+        ("cross_attention_row", {}),
+        ("cross_attention_row", {"part": "weights"}),
+        ("multi_head", TRAINED_HEAD),
+        ("greedy_next_token", {}),
+    ],
+)
+def test_every_trained_variant_s_wrong_answer_is_diagnosed(kind, params):
+    for seed in range(10):
+        variant = generate_variant(kind, seed, params, CHAPTER)
+        wrong = variant.answer.values + 1.0
+        cells = diagnose(variant, wrong)
+        assert len(cells) == wrong.size
