@@ -23,6 +23,7 @@ from quizsvc.bank import (
 )
 from quizsvc.drills import DRILL_KINDS, Variant, generate_variant
 from quizsvc.drills.mistakes import CellDiagnosis, diagnose
+from quizsvc.drills.trained import ChapterModel
 from quizsvc.grading import (
     N_,
     AnswerRejected,
@@ -55,9 +56,19 @@ def drill_skill(question: DrillQuestion) -> str:
     return DRILL_KINDS[question.kind].skill
 
 
-def build_variant(question: DrillQuestion, seed: int) -> Variant:
-    """The drill kind's variant, with the question's own tolerance and scoring rule."""
-    return generate_variant(question.kind, seed, question.params).with_scoring(
+def chapter_model(bank: Bank, question_id: str) -> ChapterModel | None:
+    """The trained model (and its corpus) of the question's chapter, if it ships one."""
+    chapter_id = bank.chapter_of.get(question_id)
+    model, corpus = bank.models.get(chapter_id or ""), bank.corpora.get(chapter_id or "")
+    return None if model is None or corpus is None else ChapterModel(model, corpus)
+
+
+def build_variant(
+    question: DrillQuestion, seed: int, chapter: ChapterModel | None = None
+) -> Variant:
+    """The drill kind's variant, with the question's own tolerance and scoring rule;
+    ``chapter``: the chapter's trained model (``chapter_model``), for ``weights``."""
+    return generate_variant(question.kind, seed, question.params, chapter).with_scoring(
         question_tolerance(question), question.all_or_nothing
     )
 
@@ -91,7 +102,7 @@ def start_drill(
 ) -> store.IssuedVariant:
     question = drill_question(bank, question_id)
     seed = secrets.randbelow(2**31) if seed is None else seed
-    variant = build_variant(question, seed)
+    variant = build_variant(question, seed, chapter_model(bank, question.id))
     return store.issue_variant(
         session,
         learner_id=learner_id,

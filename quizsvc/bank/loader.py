@@ -24,6 +24,7 @@ from types import MappingProxyType
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from engine.corpus import Corpus
 from engine.trained import TrainedModel
 from quizsvc.bank.files import (
     CHAPTER_FILE,
@@ -41,6 +42,11 @@ from quizsvc.bank.schema import Chapter, DrillQuestion, Question, QuestionFile
 from quizsvc.bank.validation_errors import content_errors
 
 DrillKinds = Mapping[str, type[BaseModel]]
+
+# What a drill kind's params model finds in its validation context (``model_validate``'s
+# ``context``): the chapter's corpus, None when it has no trained model; the model's heads.
+TRAINED_CORPUS = "trained_corpus"
+TRAINED_HEADS = "trained_heads"
 
 _QUESTION_ADAPTER: TypeAdapter[Question] = TypeAdapter(Question)
 
@@ -70,6 +76,8 @@ class Bank:
     version: str  # see content_version(): the YAML files and the models' files
     # chapter id -> its trained model (``<chapter>/model/``), for the chapters that have one
     models: Mapping[str, TrainedModel] = field(default_factory=lambda: MappingProxyType({}))
+    # chapter id -> the corpus its trained model was trained on (the same chapters)
+    corpora: Mapping[str, Corpus] = field(default_factory=lambda: MappingProxyType({}))
     _chapters_by_id: Mapping[str, Chapter] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -123,22 +131,23 @@ def load_bank(directory: Path, drill_kinds: DrillKinds) -> Bank:
     chapters: list[Chapter] = []
     loaded: list[_LoadedQuestion] = []
     models: dict[str, TrainedModel] = {}
+    corpora: dict[str, Corpus] = {}
     versioned = dict(files)
     for chapter_dir in chapter_directories(files):
         chapter = _load_chapter(chapter_dir, files, documents, errors)
         if chapter is not None:
             chapters.append(chapter)
         versioned |= model_files(directory, chapter_dir)
-        model = load_chapter_model(directory, chapter_dir, errors)
-        if model is not None:
-            models[chapter_dir] = model
+        loaded_model = load_chapter_model(directory, chapter_dir, errors)
+        if loaded_model is not None:
+            models[chapter_dir], corpora[chapter_dir] = loaded_model
         for relative_path in sorted(files):
             if is_question_file(relative_path, chapter_dir) and relative_path in documents:
                 loaded.extend(_load_questions(documents[relative_path], chapter_dir, errors))
 
     _check_unique_chapter_orders(chapters, documents, errors)
     _check_unique_question_ids(loaded, documents, errors)
-    drill_params = _validate_drill_params(loaded, documents, drill_kinds, errors)
+    drill_params = _validate_drill_params(loaded, documents, drill_kinds, models, corpora, errors)
     located = [(item.question, item.source.file, item.index) for item in loaded]
     check_formulas(chapters, located, documents, CHAPTER_FILE, errors)
 
@@ -156,6 +165,7 @@ def load_bank(directory: Path, drill_kinds: DrillKinds) -> Bank:
         drill_params=MappingProxyType(drill_params),
         version=content_version(versioned),
         models=MappingProxyType(models),
+        corpora=MappingProxyType(corpora),
     )
 
 
@@ -302,8 +312,13 @@ def _validate_drill_params(
     loaded: Sequence[_LoadedQuestion],
     documents: Mapping[str, YamlDocument],
     drill_kinds: DrillKinds,
+    models: Mapping[str, TrainedModel],
+    corpora: Mapping[str, Corpus],
     errors: list[ContentError],
 ) -> dict[str, BaseModel]:
+    """Each drill's params validated by its kind's params model, which is told the
+    chapter's trained model (TRAINED_CORPUS, TRAINED_HEADS): its corpus, or None for a
+    chapter without one, and its heads."""
     validated: dict[str, BaseModel] = {}
     for item in loaded:
         question = item.question
@@ -327,7 +342,12 @@ def _validate_drill_params(
             )
             continue
         try:
-            validated[question.id] = params_model.model_validate(question.params)
+            model = models.get(item.chapter_id)
+            context = {
+                TRAINED_CORPUS: corpora.get(item.chapter_id),
+                TRAINED_HEADS: None if model is None else model.config.n_heads,
+            }
+            validated[question.id] = params_model.model_validate(question.params, context=context)
         except ValidationError as exc:
             errors.extend(content_errors(document, exc, prefix=("questions", index, "params")))
     return validated

@@ -8,6 +8,7 @@ Each answer is computed by the engine from exactly the numbers the learner is gi
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -316,15 +317,46 @@ def cross_attention_row(rng: Rng, p: CrossAttentionRowParams) -> Draft:
     k = tenths(rng, (p.n, p.d_model), -1.0, 1.5)
     v = tenths(rng, (p.n, p.d_model), -1.0, 2.0)
     position = pick(rng, p.position, p.target_length)
+    sources = source_tokens(p.n)
+    token = DECODER_TOKENS[position]
+    k_enc, v_enc = r"$K_{\text{enc}}$", r"$V_{\text{enc}}$"
+    decoder = " ".join(DECODER_TOKENS[: p.target_length])
+    intro = text(
+        f"Decoder 输入为 {decoder}，源句为 {' '.join(sources)}。在 Cross-Attention 中，Decoder "
+        f"位置 {position}（“{token}”）给出查询向量 $q$；{k_enc}、{v_enc} 来自 Encoder 的输出"
+        f"（{p.n}×{p.d_model}，不加掩码）。$d_k = {p.d_model}$。",
+        f"The decoder input is {decoder} and the source sentence {' '.join(sources)}. In "
+        f"cross-attention, decoder position {position} (“{token}”) supplies the query $q$; "
+        f"{k_enc} and {v_enc} come from the encoder output ({p.n}×{p.d_model}, no mask). "
+        f"$d_k = {p.d_model}$.",
+    )
+    draft = cross_attention_draft(q, k, v, sources, token, p.part, intro)
+    return dataclasses.replace(draft, choices={"position": position})
+
+
+def cross_attention_draft(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    sources: Sequence[str],
+    token: str,
+    part: str,
+    intro: dict[str, str],
+    after: tuple[Step, ...] = (),
+) -> Draft:
+    """A decoder position's cross-attention computed from its query row ``q`` (1 × d_k) and
+    the encoder's ``k`` and ``v`` (n × d_k) over the source words ``sources``: the weight row
+    (``part`` weights) or the output row. ``intro`` says where the numbers come from; the
+    prompt goes on with what to compute. ``after``: steps that follow the computation."""
     trace = Trace()
     attention(q, k, v, trace=trace)  # no mask: a decoder position may see the whole source
     raw, scores = trace["raw_scores"][0], trace["scores"][0]
     weights, output = trace["weights"][0], trace["context"][0]
 
-    sources = source_tokens(p.n)
-    token = DECODER_TOKENS[position]
-    columns = dims(p.d_model)
-    root = math.sqrt(p.d_model)
+    sources = tuple(sources)
+    n, d_k = k.shape
+    columns = dims(d_k)
+    root = math.sqrt(d_k)
     given = (
         row(f"q({token})", q, token, columns),
         Tensor("K_enc", k, sources, columns),
@@ -332,31 +364,21 @@ def cross_attention_row(rng: Rng, p: CrossAttentionRowParams) -> Draft:
     )
     weight_row = row("A", weights, token, sources)
     output_row = row("CrossAttn", output, token, columns)
-    wants_weights = p.part == "weights"
+    wants_weights = part == "weights"
     answer = weight_row if wants_weights else output_row
     output_tex = ENCODER_WEIGHTS + r" V_{\text{enc}}"
     ask_zh = (
-        f"这一行的注意力权重 ${ENCODER_WEIGHTS}$（1×{p.n}）"
+        f"这一行的注意力权重 ${ENCODER_WEIGHTS}$（1×{n}）"
         if wants_weights
-        else f"该位置的 Cross-Attention 输出 ${output_tex}$（1×{p.d_model}）"
+        else f"该位置的 Cross-Attention 输出 ${output_tex}$（1×{d_k}）"
     )
     ask_en = (
-        f"this row of attention weights, ${ENCODER_WEIGHTS}$ (1×{p.n})"
+        f"this row of attention weights, ${ENCODER_WEIGHTS}$ (1×{n})"
         if wants_weights
-        else f"the cross-attention output of that position, ${output_tex}$ (1×{p.d_model})"
+        else f"the cross-attention output of that position, ${output_tex}$ (1×{d_k})"
     )
-    k_enc, v_enc = r"$K_{\text{enc}}$", r"$V_{\text{enc}}$"
-    decoder = " ".join(DECODER_TOKENS[: p.target_length])
-    prompt = text(
-        f"Decoder 输入为 {decoder}，源句为 {' '.join(sources)}。在 Cross-Attention 中，Decoder "
-        f"位置 {position}（“{token}”）给出查询向量 $q$；{k_enc}、{v_enc} 来自 Encoder 的输出"
-        f"（{p.n}×{p.d_model}，不加掩码）。$d_k = {p.d_model}$。计算{ask_zh}。",
-        f"The decoder input is {decoder} and the source sentence {' '.join(sources)}. In "
-        f"cross-attention, decoder position {position} (“{token}”) supplies the query $q$; "
-        f"{k_enc} and {v_enc} come from the encoder output ({p.n}×{p.d_model}, no mask). "
-        f"$d_k = {p.d_model}$. Compute {ask_en}.",
-    )
-    products = "\n".join(f"- {sources[j]}: {dot_text(q[0], k[j])}" for j in range(p.n))
+    prompt = text(f"{intro['zh']}计算{ask_zh}。", f"{intro['en']} Compute {ask_en}.")
+    products = "\n".join(f"- {sources[j]}: {dot_text(q[0], k[j])}" for j in range(n))
     score_step = step(
         "分数",
         "Scores",
@@ -385,10 +407,9 @@ def cross_attention_row(rng: Rng, p: CrossAttentionRowParams) -> Draft:
         prompt=prompt,
         given=given,
         answer=answer,
-        solution=solution,
+        solution=solution + after,
         heatmap=weight_row,
         tolerance=WEIGHTS_TOLERANCE if wants_weights else None,
-        choices={"position": position},
     )
 
 

@@ -114,8 +114,15 @@ def _query(variant: Variant) -> Array:
     return variant.given[0].values
 
 
+def _is_cross(variant: Variant) -> bool:
+    """A cross-attention row: the kind's, or a multi-head drill on the trained model (one
+    head's q, K_enc and V_enc)."""
+    trained_heads = variant.kind == "multi_head" and variant.params.get("weights") == "trained"
+    return variant.kind == "cross_attention_row" or trained_heads
+
+
 def _keys(variant: Variant) -> Array:
-    return _given(variant, "K_enc" if variant.kind == "cross_attention_row" else "K")
+    return _given(variant, "K_enc" if _is_cross(variant) else "K")
 
 
 def _raw_scores(variant: Variant) -> Array:
@@ -162,7 +169,7 @@ def _multi_head(
 
 
 def _no_scaling(variant: Variant) -> tuple[Array, ...]:
-    if variant.kind == "multi_head":
+    if variant.kind == "multi_head" and not _is_cross(variant):
         return _multi_head(variant, scale=False)
     raw = _raw_scores(variant)
     if variant.kind == "score_row":
@@ -190,9 +197,9 @@ def _weights_not_scores(variant: Variant) -> tuple[Array, ...]:
 
 def _softmax_wrong_axis(variant: Variant) -> tuple[Array, ...]:
     # A single row summed down its columns: every e^x over itself.
-    if variant.kind == "multi_head":
+    if variant.kind == "multi_head" and not _is_cross(variant):
         return _multi_head(variant, axis=0)
-    if variant.kind == "cross_attention_row":
+    if _is_cross(variant):
         return _cross_attention(variant, softmax(_scaled_scores(variant), axis=0))
     scores = _given(variant, "scores")
     if variant.kind == "masked_row":
@@ -201,7 +208,7 @@ def _softmax_wrong_axis(variant: Variant) -> tuple[Array, ...]:
 
 
 def _k_for_v(variant: Variant) -> tuple[Array, ...]:
-    if variant.kind == "multi_head":
+    if variant.kind == "multi_head" and not _is_cross(variant):
         return _multi_head(variant, values="k")
     if variant.params["part"] == "weights":
         return ()

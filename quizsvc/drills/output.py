@@ -181,20 +181,28 @@ def greedy_next_token(rng: Rng, p: GreedyNextTokenParams) -> Draft:
         # a decoder that has started a sentence does not predict <pad> or <s> next.
         if np.count_nonzero(logits == logits.max()) == 1 and np.argmax(logits) >= EOS:
             break
-    probs = softmax(logits)
     chosen = int(next_token(logits))  # the choice greedy_decode makes
-
-    so_far = " ".join(DECODER_TOKENS[: p.generated + 1])
     columns = tuple(f"{i} {word}" for i, word in enumerate(vocab))
-    logits_row = row("logits", logits, "logits", columns)
-    given = (logits_row,)
-    answer = Tensor("next token id", np.array([[chosen]]), ("id",), ("",), token_ids=True)
+    so_far = " ".join(DECODER_TOKENS[: p.generated + 1])
     prompt = text(
         f"推理时 Decoder 已生成 “{so_far}”。下一个位置的输出分数（logits）如下，列名是 token "
         "ID 和词。",
         f"At inference time the decoder has generated “{so_far}” so far. The output scores "
         "(logits) of the next position are given; the columns are the token ids and words.",
     )
+    return greedy_draft(logits, columns, chosen, vocab[chosen], prompt)
+
+
+def greedy_draft(
+    logits: np.ndarray, columns: tuple[str, ...], chosen: int, word: str, prompt: dict[str, str]
+) -> Draft:
+    """Greedy decoding's step over the ``logits`` shown, one per column ("id word"):
+    ``chosen`` is the id of the largest, ``word`` its token."""
+    probs = softmax(logits)
+    at = int(np.argmax(logits))
+    logits_row = row("logits", logits, "logits", columns)
+    given = (logits_row,)
+    answer = Tensor("next token id", np.array([[chosen]]), ("id",), ("",), token_ids=True)
     solution = (
         step(
             "Softmax（可选）",
@@ -209,8 +217,8 @@ def greedy_next_token(rng: Rng, p: GreedyNextTokenParams) -> Draft:
         step(
             "取最大值",
             "Take the largest",
-            f"最大的 logit 是 {num(logits[chosen])}，对应 ID {chosen}（“{vocab[chosen]}”）。",
-            f"The largest logit is {num(logits[chosen])}, at id {chosen} (“{vocab[chosen]}”).",
+            f"最大的 logit 是 {num(logits[at])}，对应 ID {chosen}（“{word}”）。",
+            f"The largest logit is {num(logits[at])}, at id {chosen} (“{word}”).",
             answer,
         ),
     )

@@ -14,9 +14,16 @@ chapter's "Head 1", "Head 2".
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from quizsvc.messages import N_
@@ -37,6 +44,11 @@ class ParamsProblem(StrEnum):
     POSITION_WITHOUT_POSITION_REDUCTION = "params_position_without_position_reduction"
     POSITION_BEYOND_DECODER = "params_position_beyond_decoder"
     GENERATED_BEYOND_VOCABULARY = "params_generated_beyond_vocabulary"
+    NO_TRAINED_MODEL = "params_no_trained_model"
+    SIZE_WITH_TRAINED_WEIGHTS = "params_size_with_trained_weights"
+    ONLY_WITH_TRAINED_WEIGHTS = "params_only_with_trained_weights"
+    SENTENCE_BEYOND_CORPUS = "params_sentence_beyond_corpus"
+    PART_WITH_TRAINED_WEIGHTS = "params_part_with_trained_weights"
 
 
 # The English the CLI prints, formatted with the problem's parameters; the loader appends the
@@ -64,6 +76,24 @@ PARAMS_MESSAGES: dict[ParamsProblem, str] = {
     ParamsProblem.GENERATED_BEYOND_VOCABULARY: N_(
         "generated must be at most vocab_size - 3 = {limit}: the words "
         "generated so far (I, love, you) must be in the vocabulary"
+    ),
+    ParamsProblem.NO_TRAINED_MODEL: N_(
+        "weights: trained needs the chapter's trained model (model/ beside its drills), and "
+        "this chapter has none; write weights: random"
+    ),
+    ParamsProblem.SIZE_WITH_TRAINED_WEIGHTS: N_(
+        "{name} is set by the trained model with weights: trained; leave it out"
+    ),
+    ParamsProblem.ONLY_WITH_TRAINED_WEIGHTS: N_(
+        "{name} is only used with weights: trained (it picks a sentence, position or head "
+        "of the trained model)"
+    ),
+    ParamsProblem.SENTENCE_BEYOND_CORPUS: N_(
+        "sentence counts the corpus's pairs from 0 and must be less than {count}"
+    ),
+    ParamsProblem.PART_WITH_TRAINED_WEIGHTS: N_(
+        "part: {part} is not available with weights: trained (the trained model's W_O is "
+        "too large to work by hand); use part: head_output"
     ),
 }
 
@@ -129,6 +159,77 @@ class DrillParams(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# The numbers a drill works on: "trained", from the chapter's trained model on a sentence of
+# its corpus; "random", drawn from the seed at hand-sized values. Left out (None), the kind's
+# default: trained for the kinds whose point the trained model shows, when the chapter has one
+# (``quizsvc.drills.registry``, docs/authoring.md).
+Weights = Literal["trained", "random"] | None
+
+# What the bank's loader tells a params model in ``model_validate``'s context (the same keys
+# as quizsvc.bank.loader's): the chapter's corpus (``engine.corpus.Corpus``) when it ships a
+# trained model, else None, and the model's heads. Without the keys (params validated outside
+# a bank) nothing is checked against a model.
+TRAINED_CORPUS = "trained_corpus"
+TRAINED_HEADS = "trained_heads"
+
+
+def _weights_field() -> Any:
+    return Field(default=None)
+
+
+def _sentence_field() -> Any:
+    # Which pair of the trained model's corpus, counted from 0 (0: the chapter's 我 爱 你).
+    return Field(default=None, ge=0, strict=True)
+
+
+def effective_weights(weights: str | None, default: str, has_model: bool) -> str:
+    """The weights a drill works on: as authored, else the kind's ``default`` where the
+    chapter has a trained model, else random."""
+    if weights is not None:
+        return weights
+    return default if has_model else "random"
+
+
+def _trained(model: Any, info: ValidationInfo) -> bool:
+    """Whether ``model``'s drill works on trained weights, as far as validation can tell."""
+    context = info.context or {}
+    has_model = context.get(TRAINED_CORPUS) is not None
+    return effective_weights(model.weights, model.DEFAULT_WEIGHTS, has_model) == "trained"
+
+
+def _check_trained(
+    model: Any, sizes: tuple[str, ...], trained_only: tuple[str, ...], info: ValidationInfo
+) -> None:
+    """A drill's ``weights`` against its other params and the chapter: with trained weights
+    the model sets the ``sizes`` (one that differs from its default is refused), and the
+    chapter must have a corpus holding ``sentence``; with random weights, the
+    ``trained_only`` params mean nothing. Where the weights are left to the kind's default,
+    they are only known with the chapter (the loader's context)."""
+    context = info.context or {}
+    if TRAINED_CORPUS in context:
+        corpus = context[TRAINED_CORPUS]
+        weights = effective_weights(model.weights, model.DEFAULT_WEIGHTS, corpus is not None)
+        if weights == "trained" and corpus is None:
+            raise _error(ParamsProblem.NO_TRAINED_MODEL)
+        sentence = getattr(model, "sentence", None)
+        if weights == "trained" and sentence is not None and sentence >= len(corpus.pairs):
+            raise _error(ParamsProblem.SENTENCE_BEYOND_CORPUS, count=len(corpus.pairs))
+        head, n_heads = getattr(model, "head", None), context.get(TRAINED_HEADS)
+        if weights == "trained" and head is not None and n_heads and head > n_heads:
+            raise _error(ParamsProblem.HEAD_ABOVE_HEADS, n_heads=n_heads)
+    else:
+        weights = model.weights
+    fields = type(model).model_fields
+    if weights == "trained":
+        for name in sizes:
+            if getattr(model, name) != fields[name].default:
+                raise _error(ParamsProblem.SIZE_WITH_TRAINED_WEIGHTS, name=name)
+    elif weights == "random":
+        for name in trained_only:
+            if getattr(model, name) is not None:
+                raise _error(ParamsProblem.ONLY_WITH_TRAINED_WEIGHTS, name=name)
+
+
 class EmbeddingPositionalParams(DrillParams):
     vocab_size: int = Field(default=6, ge=4, le=8, strict=True)
     n: int = _tokens()  # tokens in the sentence
@@ -192,6 +293,9 @@ class AttentionOutputRowParams(DrillParams):
 
 
 class MultiHeadParams(DrillParams):
+    DEFAULT_WEIGHTS: ClassVar[str] = "random"
+
+    weights: Weights = _weights_field()
     n: int = _tokens()
     d_model: int = _width()  # even, and divisible by n_heads
     n_heads: int = Field(default=2, ge=1, le=3, strict=True)
@@ -199,8 +303,18 @@ class MultiHeadParams(DrillParams):
     # output Concat(head_1, ..., head_h) W_o (n × d_model).
     part: Literal["head_output", "concat_projection"] = "concat_projection"
     head: int | None = Field(default=None, ge=1, strict=True)  # 1-based; for head_output
+    # With trained weights: the sentence and the decoder position whose query the heads take.
+    sentence: int | None = _sentence_field()
+    position: int | None = _optional_index()
 
     _even_width = _even("d_model")
+
+    @model_validator(mode="after")
+    def _fits_the_weights(self, info: ValidationInfo) -> MultiHeadParams:
+        _check_trained(self, ("n", "d_model", "n_heads"), ("sentence", "position"), info)
+        if _trained(self, info) and self.part != "head_output":
+            raise _error(ParamsProblem.PART_WITH_TRAINED_WEIGHTS, part=self.part)
+        return self
 
     @field_validator("n_heads")
     @classmethod
@@ -216,7 +330,11 @@ class MultiHeadParams(DrillParams):
         if value is not None and info.data.get("part") == "concat_projection":
             raise _error(ParamsProblem.HEAD_WITHOUT_HEAD_OUTPUT)
         n_heads = info.data.get("n_heads")
-        if value is not None and n_heads is not None and value > n_heads:
+        trained = info.data.get("weights") == "trained" or (
+            info.data.get("weights") is None and (info.context or {}).get(TRAINED_CORPUS)
+        )
+        # the trained model's heads: _check_trained
+        if value is not None and n_heads is not None and value > n_heads and not trained:
             raise _error(ParamsProblem.HEAD_ABOVE_HEADS, n_heads=n_heads)
         return value
 
@@ -231,14 +349,26 @@ class FfnRowParams(DrillParams):
 
 
 class CrossAttentionRowParams(DrillParams):
+    DEFAULT_WEIGHTS: ClassVar[str] = "trained"
+
+    weights: Weights = _weights_field()
     n: int = _tokens()  # source (encoder) tokens: the keys and values
     target_length: int = _tokens(default=4)  # decoder tokens: <s> I love you
     d_model: int = _width()
     position: int | None = _optional_index()  # the decoder position asking the query
     # output: the cross-attention output row (weights · V); weights: the weight row.
     part: Literal["output", "weights"] = "output"
+    # With trained weights: which head of the cross-attention (from 1; open: one of the heads
+    # whose largest weight falls on the word the heads' average picks) and which sentence.
+    head: int | None = Field(default=None, ge=1, strict=True)
+    sentence: int | None = _sentence_field()
 
     _position_in_target = _position_below("target_length")
+
+    @model_validator(mode="after")
+    def _fits_the_weights(self, info: ValidationInfo) -> CrossAttentionRowParams:
+        _check_trained(self, ("n", "target_length", "d_model"), ("head", "sentence"), info)
+        return self
 
 
 class TeacherForcingLossParams(DrillParams):
@@ -284,8 +414,18 @@ class LogitGradientParams(DrillParams):
 
 
 class GreedyNextTokenParams(DrillParams):
+    DEFAULT_WEIGHTS: ClassVar[str] = "trained"
+
+    weights: Weights = _weights_field()
+    # The tokens shown; with trained weights, those the model scores highest.
     vocab_size: int = Field(default=6, ge=4, le=8, strict=True)
     generated: int = Field(default=2, ge=0, le=3, strict=True)  # tokens after <s> so far
+    sentence: int | None = _sentence_field()
+
+    @model_validator(mode="after")
+    def _fits_the_weights(self, info: ValidationInfo) -> GreedyNextTokenParams:
+        _check_trained(self, (), ("sentence",), info)
+        return self
 
     @field_validator("generated")
     @classmethod
@@ -293,6 +433,9 @@ class GreedyNextTokenParams(DrillParams):
         # The prompt names the words generated so far, "I love you" up to `generated`: ids 3,
         # 4, 5 after <pad>, <s> and <eos>. A learner must find each among the given columns.
         vocab_size = info.data.get("vocab_size")
+        # trained weights show the model's own candidates, whatever the words so far
+        if info.data.get("weights") == "trained":
+            return value
         if vocab_size is not None and value > vocab_size - 3:
             raise _error(ParamsProblem.GENERATED_BEYOND_VOCABULARY, limit=vocab_size - 3)
         return value

@@ -12,14 +12,18 @@ from types import MappingProxyType
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
-from quizsvc.drills import attention, embedding, gradient, multi_head, output, sublayers
+from quizsvc.drills import attention, embedding, gradient, multi_head, output, sublayers, trained
 from quizsvc.drills import params as p
 from quizsvc.drills.conventions import Conventions, ConventionsOf, Rounding, fixed
+from quizsvc.drills.params import effective_weights
 from quizsvc.drills.text import ROUNDING_NOISE, Draft
+from quizsvc.drills.trained import ChapterModel
 from quizsvc.drills.variant import Tensor, Variant, with_each_tensor
 from quizsvc.grading import Tolerance
 
 Generator = Callable[[np.random.Generator, BaseModel], Draft]
+# A kind's generator on the chapter's trained model (``weights: trained``).
+TrainedGenerator = Callable[[np.random.Generator, BaseModel, ChapterModel], Draft]
 
 
 @dataclass(frozen=True)
@@ -40,15 +44,36 @@ class DrillKind:
     build: Generator
     conventions: ConventionsOf
     all_or_nothing: bool = False
+    trained: TrainedGenerator | None = None
 
-    def generate(self, seed: int, params: BaseModel) -> Variant:
-        """The variant for ``seed``: the same (seed, params) always gives the same variant."""
+    def generate(
+        self, seed: int, params: BaseModel, chapter: ChapterModel | None = None
+    ) -> Variant:
+        """The variant for ``seed``: the same (seed, params, chapter model) always gives the
+        same variant. ``chapter``: the chapter's trained model, for a kind that can work on
+        it (``weights``); its params then record which weights the variant has."""
         if not isinstance(params, self.params_model):
             raise TypeError(
                 f"params for drill kind {self.name!r} must be a {self.params_model.__name__},"
                 f" got {type(params).__name__}"
             )
-        draft = _without_noise(self.build(np.random.default_rng(seed), params))
+        rng = np.random.default_rng(seed)
+        if self.trained is None:
+            draft = self.build(rng, params)
+        else:
+            weights = effective_weights(params.weights, params.DEFAULT_WEIGHTS, chapter is not None)
+            if weights == "trained":
+                if chapter is None:
+                    raise ValueError(
+                        f"drill kind {self.name!r} with weights: trained needs a trained model"
+                    )
+                # the sizes the model sets, checked as the kind's params model checks them
+                params = _validated_params(self, {**params.model_dump(), "weights": weights})
+                draft = self.trained(rng, params, chapter)
+            else:
+                draft = self.build(rng, params)
+            draft = dataclasses.replace(draft, choices={"weights": weights, **draft.choices})
+        draft = _without_noise(draft)
         return Variant(
             kind=self.name,
             seed=seed,
@@ -88,13 +113,21 @@ def _kind(
     atol: float,
     conventions: Rounding | Conventions | ConventionsOf,
     all_or_nothing: bool = False,
+    on_trained: TrainedGenerator | None = None,
 ) -> DrillKind:
     if isinstance(conventions, Rounding):
         conventions = Conventions(conventions)
     if isinstance(conventions, Conventions):
         conventions = fixed(conventions)
     return DrillKind(
-        name, params_model, Tolerance(atol=atol), skill, build, conventions, all_or_nothing
+        name,
+        params_model,
+        Tolerance(atol=atol),
+        skill,
+        build,
+        conventions,
+        all_or_nothing,
+        on_trained,
     )
 
 
@@ -173,6 +206,7 @@ DRILL_KINDS: Mapping[str, DrillKind] = MappingProxyType(
                 "multi_head",
                 0.03,
                 Rounding(answer=2, intermediate=3, exponentials=4),
+                on_trained=trained.multi_head,
             ),
             _kind(
                 "add_norm",
@@ -190,6 +224,7 @@ DRILL_KINDS: Mapping[str, DrillKind] = MappingProxyType(
                 "cross_attention",
                 0.02,
                 attention.cross_attention_conventions,
+                on_trained=trained.cross_attention_row,
             ),
             _kind(
                 "teacher_forcing_loss",
@@ -216,6 +251,7 @@ DRILL_KINDS: Mapping[str, DrillKind] = MappingProxyType(
                 0.0,
                 Rounding(answer=0),  # a token id
                 all_or_nothing=True,
+                on_trained=trained.greedy_next_token,
             ),
         )
     }
@@ -235,10 +271,15 @@ def variant_conventions(variant: Variant) -> Conventions | None:
 
 
 def generate_variant(
-    kind: str, seed: int, params: Mapping[str, object] | BaseModel | None = None
+    kind: str,
+    seed: int,
+    params: Mapping[str, object] | BaseModel | None = None,
+    chapter: ChapterModel | None = None,
 ) -> Variant:
     """The variant of ``kind`` for ``seed``; ``params`` as authored (a mapping), already
-    validated (the kind's params model), or None for the kind's defaults.
+    validated (the kind's params model), or None for the kind's defaults. ``chapter``: the
+    chapter's trained model and corpus, which the kinds with ``weights`` work on when the
+    params say trained (or leave it to a kind whose default is trained).
 
     Raises ValueError for an unknown kind, a seed that is not a non-negative integer, or
     params the kind does not accept.
@@ -248,7 +289,7 @@ def generate_variant(
         raise ValueError(f"unknown drill kind {kind!r}; known kinds: {', '.join(DRILL_KINDS)}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return drill.generate(int(seed), _validated_params(drill, params))
+    return drill.generate(int(seed), _validated_params(drill, params), chapter)
 
 
 def _validated_params(drill: DrillKind, params: Mapping[str, object] | BaseModel | None):

@@ -19,8 +19,9 @@ from quizsvc.bank import (
     localize,
 )
 from quizsvc.drills import DRILL_KINDS, Variant, generate_variant
+from quizsvc.drills.trained import ChapterModel
 from quizsvc.grading import AnswerRejected, Tolerance, grade_numeric, suggest_open_score
-from quizsvc.practice import question_tolerance, rubric_points
+from quizsvc.practice import chapter_model, question_tolerance, rubric_points
 from quizsvc.selftest.findings import (
     Check,
     CheckName,
@@ -52,7 +53,9 @@ def run_selftest(bank: Bank, seeds: Sequence[int] = DEFAULT_SEEDS) -> SelfTestRe
         if isinstance(question, NumericQuestion):
             reports.append(_numeric_report(question, source))
         elif isinstance(question, DrillQuestion):
-            reports.append(_drill_report(question, bank.drill_params[question.id], source, seeds))
+            params = bank.drill_params[question.id]
+            chapter = chapter_model(bank, question.id)
+            reports.append(_drill_report(question, params, source, seeds, chapter))
         elif isinstance(question, OpenQuestion):
             reports.append(_open_report(question, source))
         else:
@@ -97,13 +100,17 @@ def _numeric_report(question: NumericQuestion, source: str) -> QuestionReport:
 
 
 def _drill_report(
-    question: DrillQuestion, params: object, source: str, seeds: Sequence[int]
+    question: DrillQuestion,
+    params: object,
+    source: str,
+    seeds: Sequence[int],
+    chapter: ChapterModel | None = None,
 ) -> QuestionReport:
     checks: list[Check] = []
     notes: list[Problem] = []
     for seed in seeds:
         try:
-            variant = generate_variant(question.kind, seed, params)
+            variant = generate_variant(question.kind, seed, params, chapter=chapter)
         except Exception as exc:  # a broken kind is a test failure, not a crash of the test
             error = f"{type(exc).__name__}: {exc}"
             checks.append(
@@ -119,7 +126,7 @@ def _drill_report(
         checks.extend(
             check_answer_key(graded.answer.values, graded.tolerance, graded.all_or_nothing, seed)
         )
-        checks.append(_check_stored(variant, seed))
+        checks.append(_check_stored(variant, seed, chapter))
     kind = DRILL_KINDS.get(question.kind)
     return QuestionReport(
         question.id,
@@ -297,11 +304,11 @@ def _check_malformed(
     return Check(CheckName.MALFORMED, seed, True)
 
 
-def _check_stored(variant: Variant, seed: int) -> Check:
+def _check_stored(variant: Variant, seed: int, chapter: ChapterModel | None) -> Check:
     try:
         record = json.loads(json.dumps(variant.to_json(), allow_nan=False))
         rebuilt = Variant.from_json(record)
-        regenerated = generate_variant(variant.kind, seed, variant.params)
+        regenerated = generate_variant(variant.kind, seed, variant.params, chapter=chapter)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
         return Check.failed(CheckName.STORED, seed, Problem(Finding.STORED_FAILED, error=error))

@@ -118,7 +118,10 @@ def attention_output_row(v, r: Rounding = EXACT) -> Array:
 
 def multi_head(v, r: Rounding = EXACT, divide_scores_by: str = "sqrt(d_k)") -> Array:
     """``divide_scores_by`` replays a learner's mistake: "1" (no scaling), "sqrt(d_model)",
-    or "inf" (scores all 0: the softmax skipped, uniform weights)."""
+    or "inf" (scores all 0: the softmax skipped, uniform weights). On trained weights the
+    drill gives one head's projected query row and keys and values: its cross-attention."""
+    if v.params.get("weights") == "trained":
+        return cross_attention_row(v, r)
     x = given(v, "X'")
     n_heads, d_model = v.params["n_heads"], v.params["d_model"]
     d_k = d_model // n_heads
@@ -157,10 +160,12 @@ def ffn_row(v, r: Rounding = EXACT) -> Array:
 
 
 def cross_attention_row(v, r: Rounding = EXACT) -> Array:
-    token = ("<s>", "I", "love", "you")[v.params["position"]]
-    q, k = given(v, f"q({token})"), given(v, "K_enc")
+    # the query row is named by its decoder token: q(<s>), q(I), ... (a trained variant's
+    # sentence has its own words)
+    (q,) = [t.values for t in v.given if t.name.startswith("q(")]
+    k = given(v, "K_enc")
     scores = r.step(scaled(r.step(q @ k.T), k.shape[1], r))
-    if v.params["part"] == "weights":
+    if v.params.get("part") == "weights":
         return softmax_by_hand(scores, r, weights=r)
     return r.result(softmax_by_hand(scores, r) @ given(v, "V_enc"))
 
@@ -190,7 +195,10 @@ def logit_gradient(v, r: Rounding = EXACT) -> Array:
 
 
 def greedy_next_token(v, r: Rounding = EXACT) -> Array:
-    return np.array([[float(np.argmax(given(v, "logits")[0]))]])
+    """The id in the label of the column with the largest logit ("31 dogs")."""
+    (logits,) = [t for t in v.given if t.name == "logits"]
+    label = logits.col_labels[int(np.argmax(logits.values[0]))]
+    return np.array([[float(label.split()[0])]])
 
 
 REFERENCE = {

@@ -299,10 +299,10 @@ def test_a_drill_tolerance_tighter_than_the_kinds_is_noted_but_passes(write_bank
 
 
 def test_a_drill_whose_generation_fails_is_reported_per_seed(write_bank, monkeypatch) -> None:
-    def generate_failing_for_seed_1(kind, seed, params=None):
+    def generate_failing_for_seed_1(kind, seed, params=None, chapter=None):
         if seed == 1:
             raise RuntimeError("boom")
-        return generate_variant(kind, seed, params)
+        return generate_variant(kind, seed, params, chapter)
 
     monkeypatch.setattr(runner, "generate_variant", generate_failing_for_seed_1)
     bank = load(write_bank, drill_question("d1", "softmax_row"))
@@ -317,8 +317,8 @@ def test_a_drill_whose_generation_fails_is_reported_per_seed(write_bank, monkeyp
 def test_a_drill_whose_texts_hold_a_formula_that_does_not_render_fails_generate(
     write_bank, monkeypatch
 ) -> None:
-    def generate_with_bad_formulas(kind, seed, params=None):
-        variant = generate_variant(kind, seed, params)
+    def generate_with_bad_formulas(kind, seed, params=None, chapter=None):
+        variant = generate_variant(kind, seed, params, chapter)
         if seed != 1:
             return variant
         prompt = {**variant.prompt, "en": variant.prompt["en"] + r" Use $\left( x$."}
@@ -346,8 +346,8 @@ def test_a_drill_whose_texts_hold_a_formula_that_does_not_render_fails_generate(
 def test_a_drill_that_does_not_reproduce_its_variant_fails_stored(write_bank, monkeypatch) -> None:
     calls = itertools.count()
 
-    def generate_differently_every_time(kind, seed, params=None):
-        return generate_variant(kind, seed + 100 * next(calls), params)
+    def generate_differently_every_time(kind, seed, params=None, chapter=None):
+        return generate_variant(kind, seed + 100 * next(calls), params, chapter)
 
     monkeypatch.setattr(runner, "generate_variant", generate_differently_every_time)
     bank = load(write_bank, drill_question("d1", "score_row"))

@@ -64,8 +64,8 @@ def marked_variants(monkeypatch):
     """Every variant built from now on has markers for its answer, solution and heatmap."""
     build = practice.build_variant
 
-    def build_marked(question, seed) -> Variant:
-        real = build(question, seed)
+    def build_marked(question, seed, chapter=None) -> Variant:
+        real = build(question, seed, chapter)
         steps = tuple(
             Step(
                 title={"zh": f"{MARKER_TEXT}-title", "en": f"{MARKER_TEXT}-title"},

@@ -399,9 +399,12 @@ def test_preview_of_a_drill_states_its_rules_params_and_grid_as_the_learner_gets
         "One attempt: this drill cannot be retried.",
     ]
     assert '<p class="attempts-left">Attempts left: 1</p>' in variant
+    # on the chapter's trained model (the kind's default), the seed's sentence recorded
     assert re.findall(r"<dt><code>(.*?)</code></dt><dd><code>(.*?)</code></dd>", variant) == [
+        ("weights", "trained"),
         ("vocab_size", "6"),
         ("generated", "2"),
+        ("sentence", "37"),
     ]
     assert (
         '<p class="scalar-answer"><label for="preview-cell-0-0">next token id</label> '

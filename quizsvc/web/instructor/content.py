@@ -194,11 +194,12 @@ def _param_value(value: object) -> str:
     return str(value)
 
 
-def _variant_view(question: DrillQuestion, seed: int, lang: str) -> dict[str, Any]:
+def _variant_view(live: Bank, question: DrillQuestion, seed: int, lang: str) -> dict[str, Any]:
     """Generated here and now, never stored (a preview is not a learner's variant). What the
     learner sees before answering comes from the drill page's own functions (its rules, its
     cells' names), so the preview cannot misstate it."""
-    variant = localized_variant(practice.build_variant(question, seed))
+    chapter = practice.chapter_model(live, question.id)
+    variant = localized_variant(practice.build_variant(question, seed, chapter))
     answer = variant.answer
     rows, cols = answer.shape
     return {
@@ -304,7 +305,9 @@ def preview():
             ),
             "rubric": _rubric_view(question, lang) if isinstance(question, OpenQuestion) else None,
             "variant": (
-                _variant_view(question, seed, lang) if isinstance(question, DrillQuestion) else None
+                _variant_view(live, question, seed, lang)
+                if isinstance(question, DrillQuestion)
+                else None
             ),
         }
     return render_template(
