@@ -23,6 +23,7 @@ from quizsvc.web import (
     i18n,
     instructor,
     login_session,
+    lti,
     progress,
     quiz,
     render,
@@ -184,7 +185,17 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     render.init_app(app)
     errors.init_app(app)
     login_session.init_app(app)  # its CSRF check before the views' own hooks
-    blueprints = (auth.bp, quiz.bp, drills.bp, progress.bp, instructor.bp, api.bp, health.bp)
+    lti.init_app(app)
+    blueprints = (
+        auth.bp,
+        quiz.bp,
+        drills.bp,
+        progress.bp,
+        instructor.bp,
+        api.bp,
+        health.bp,
+        lti.bp,
+    )
     for blueprint in blueprints:
         app.register_blueprint(blueprint)
     return app
