@@ -220,11 +220,12 @@ _DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_link
 
 def _policy_posting_to(url: str) -> str:
     """The app's Content-Security-Policy, with the platform's origin as a form's target."""
-    from quizsvc.web import CONTENT_SECURITY_POLICY
+    from quizsvc.web import content_security_policy
 
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}"
-    return CONTENT_SECURITY_POLICY.replace("form-action 'self'", f"form-action 'self' {origin}")
+    policy = content_security_policy()
+    return policy.replace("form-action 'self'", f"form-action 'self' {origin}")
 
 
 @bp.get("/jwks")
