@@ -296,11 +296,17 @@ def link_grades(
     return link
 
 
+# Set in a session's `info` once it queued a grade passback: whoever holds the session (a web
+# request) knows there is something to post without asking the database.
+GRADES_QUEUED = "lti_grades_queued"
+
+
 def queue_grade_passback(session: Session, learner_id: int, now: datetime) -> None:
     """In the caller's transaction: note that the learner's scores changed, if any of their
-    totals goes to an LMS (one statement, nothing written otherwise)."""
+    totals goes to an LMS (one statement, nothing written otherwise); the session's
+    ``info[GRADES_QUEUED]`` is then true."""
     linked = exists().where(LtiGradeLink.user_id == learner_id)
-    session.execute(
+    result = session.execute(
         insert(LtiGradeOutbox).from_select(
             ["user_id", "queued_at", "tries"],
             select(
@@ -308,6 +314,8 @@ def queue_grade_passback(session: Session, learner_id: int, now: datetime) -> No
             ).where(linked),
         )
     )
+    if result.rowcount:  # type: ignore[attr-defined]
+        session.info[GRADES_QUEUED] = True
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from flask import (
     Flask,
     Response,
     abort,
+    g,
     jsonify,
     redirect,
     render_template,
@@ -280,18 +281,18 @@ def _unverified_claims() -> dict[str, Any]:
 
 
 def _flush_grades_after_a_change(response: Response) -> Response:
-    """After a POST that went through (an answer, a review), once the response is sent: post
-    the totals the outbox holds (nothing, at the cost of one query, when it is empty)."""
-    if request.method != "POST" or response.status_code >= 400:
+    """After a request whose session queued a grade passback (an answer scored, a review),
+    once the response is sent: post the totals the outbox holds. Other requests cost
+    nothing."""
+    request_session = g.get("db")
+    if request_session is None or not request_session.info.pop(store.lti.GRADES_QUEUED, False):
         return response
     sessions, current_bank = state().sessions, bank()
 
     def flush() -> None:
         try:
             with sessions() as flush_session:
-                store.begin_read_only(flush_session)
-                if store.lti.has_pending_grades(flush_session):
-                    grades.flush_grades(flush_session, current_bank)
+                grades.flush_grades(flush_session, current_bank)
         except Exception:  # the response is sent: a failure is logged, the outbox kept
             log.exception("grade passback failed")
 
