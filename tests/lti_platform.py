@@ -1,9 +1,13 @@
 """An LMS simulated for the LTI tests, on loopback only: its own RSA key, its key set, an OAuth2
 token endpoint and an AGS line item taking scores, served by a small HTTP server thread on
-127.0.0.1; and the id_tokens it signs, with the claims of the IMS LTI 1.3 specification."""
+127.0.0.1; and the id_tokens it signs, with the claims of the IMS LTI 1.3 specification. For a
+browser it also plays the LMS's pages: `/start` posts the login initiation to the tool,
+`/auth` (its OIDC endpoint) answers the tool's redirect with a form posting the signed
+id_token back, `/deep-link-return` takes a Deep Linking response."""
 
 from __future__ import annotations
 
+import html
 import json
 import threading
 import time
@@ -41,6 +45,9 @@ class Platform:
     key: rsa.RSAPrivateKey = field(default_factory=new_key)
     token_requests: list[dict[str, str]] = field(default_factory=list)
     scores: list[dict[str, Any]] = field(default_factory=list)  # each: headers and body
+    tool_url: str = ""  # where the tool is served, for the browser's pages
+    next_claims: dict[str, Any] = field(default_factory=dict)  # claims of the next /auth
+    deep_links: list[str] = field(default_factory=list)  # the JWTs posted to /deep-link-return
 
     @property
     def issuer(self) -> str:
@@ -97,15 +104,52 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _page(self, action: str, fields: dict[str, str]) -> None:
+        """An LMS page that posts `fields` to `action` at once (a form and its script)."""
+        inputs = "".join(
+            f'<input type="hidden" name="{k}" value="{html.escape(v)}">' for k, v in fields.items()
+        )
+        body = (
+            f'<!doctype html><form id="f" method="post" action="{html.escape(action)}">{inputs}'
+            "</form><script>document.getElementById('f').submit()</script>"
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def do_GET(self) -> None:
-        if self.path == "/jwks":
-            self._reply(200, self.platform.key_set())
+        platform = self.platform
+        path, _, query = self.path.partition("?")
+        if path == "/jwks":
+            self._reply(200, platform.key_set())
+        elif path == "/start":
+            self._page(
+                f"{platform.tool_url}/lti/login",
+                {
+                    "iss": platform.issuer,
+                    "login_hint": "hint-1",
+                    "target_link_uri": f"{platform.tool_url}/lti/launch",
+                    "client_id": CLIENT_ID,
+                    "lti_deployment_id": DEPLOYMENT_ID,
+                },
+            )
+        elif path == "/auth":
+            asked = {k: v[0] for k, v in parse_qs(query).items()}
+            claims = platform.claims(asked["nonce"], **platform.next_claims)
+            claims[LTI + "target_link_uri"] = asked["redirect_uri"]
+            token = platform.sign(claims)
+            self._page(asked["redirect_uri"], {"id_token": token, "state": asked["state"]})
         else:
             self._reply(404, {})
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
-        if self.path == "/token":
+        if self.path == "/deep-link-return":
+            self.platform.deep_links.append(parse_qs(body)["JWT"][0])
+            self._reply(200, {"received": True})
+        elif self.path == "/token":
             form = {k: v[0] for k, v in parse_qs(body).items()}
             self.platform.token_requests.append(form)
             self._reply(200, {"access_token": ACCESS_TOKEN, "token_type": "Bearer"})
