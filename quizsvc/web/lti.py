@@ -50,6 +50,7 @@ from quizsvc.lti.launch import (
 )
 from quizsvc.lti.tool import OneTimeNonceSessionService, StoreLaunchDataStorage, StoreToolConf
 from quizsvc.web.context import bank, db, state
+from quizsvc.web.i18n import negotiated_language
 from quizsvc.web.login_session import log_in, signed_jwt_endpoint, start_fresh_session
 
 log = logging.getLogger(__name__)
@@ -161,16 +162,10 @@ def _address(target: Target) -> str:
 
 
 def _title(target: Target) -> str:
-    chapter = localize(bank().chapter(target.chapter_id).title, _page_language())
+    chapter = localize(bank().chapter(target.chapter_id).title, negotiated_language())
     if target.kind == "quiz":
         return gettext("Quiz: %(chapter)s", chapter=chapter)
     return gettext("Drills: %(chapter)s", chapter=chapter)
-
-
-def _page_language() -> str:
-    from quizsvc.web.i18n import negotiated_language
-
-    return negotiated_language()
 
 
 def _choices() -> list[dict[str, str]]:
@@ -221,7 +216,7 @@ _DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_link
 
 def _policy_posting_to(url: str) -> str:
     """The app's Content-Security-Policy, with the platform's origin as a form's target."""
-    from quizsvc.web import content_security_policy
+    from quizsvc.web import content_security_policy  # here: quizsvc.web imports this module
 
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}"
@@ -261,7 +256,7 @@ def _refusal_message(reason: str) -> str:
 def _refused(status: int, message: Callable[[], str]) -> tuple[str, int]:
     """The error page, in the language of the launch's locale when it names one (read from
     the token unverified: it only picks the page's language)."""
-    language = language_of(_unverified_claims()) or _page_language()
+    language = language_of(_unverified_claims()) or negotiated_language()
     with force_locale(language):
         page = render_template("error.html", status=status, message=message(), lang=language)
     return page, status

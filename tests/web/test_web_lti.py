@@ -330,3 +330,34 @@ def test_the_jwks_serves_the_tool_s_public_key(lti_app, sessions):
     assert "d" not in jwk  # no private part
     with lti_app.app_context():
         context.close_db()
+
+
+def test_a_review_of_an_open_answer_posts_the_new_total(lti_app, platform, sessions, browser_for):
+    client = lti_app.test_client()
+    sub = new_sub()
+    ags = {"scope": [SCORE_SCOPE], "lineitem": platform.lineitem}
+    launch(
+        client, platform, sub=sub, **{"https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": ags}
+    )
+    page = client.get(QUIZ_URL)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+    question = "teacher-forcing-vs-autoregressive"  # open, 2 points
+    sent = client.post(
+        f"{QUIZ_URL}/questions/{question}",
+        data={"csrf_token": token, "idempotency_key": "k1", "text": "the whole target sentence"},
+    )
+    sent.close()
+    assert platform.scores == []  # awaiting review: no score changed
+    with reading(sessions) as session:
+        (waiting,) = session.scalars(
+            select(store.QuizAnswer.id).where(store.QuizAnswer.question_id == question)
+        ).all()
+    ines = browser_for("ines")
+    ines.get(f"/instructor/reviews/{waiting}")
+    reviewed = ines.post(f"/instructor/reviews/{waiting}", {"score": "50", "seen_review": "0"})
+    assert reviewed.status_code in (302, 303), reviewed.text
+    reviewed.close()
+    # half of the question's 2 points, of the chapter's 8
+    (score,) = platform.scores
+    assert (score["body"]["scoreGiven"], score["body"]["scoreMaximum"]) == (1.0, 8.0)
+    assert score["body"]["userId"] == sub
