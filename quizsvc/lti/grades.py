@@ -84,6 +84,8 @@ def flush_grades(
                 connector = connectors.get(post.platform_id)
                 if connector is None:
                     registration = registrations[post.platform_id]
+                    if registration.get_tool_private_key() is None:
+                        raise LtiException("the tool has no key: run quizsvc lti generate-key")
                     connector = ServiceConnector(registration, requests_session)
                     connectors[post.platform_id] = connector
                 data = {"scope": post.scopes, "lineitem": post.lineitem}
