@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import jwt
 import pytest
+from click.testing import CliRunner
 from lti_platform import (
     ACCESS_TOKEN,
     ADMINISTRATOR,
@@ -30,6 +31,7 @@ from sqlalchemy import func, select
 from web_helpers import reading
 
 from quizsvc import store
+from quizsvc.cli import main
 from quizsvc.lti import keys
 from quizsvc.web import context
 
@@ -361,3 +363,26 @@ def test_a_review_of_an_open_answer_posts_the_new_total(lti_app, platform, sessi
     (score,) = platform.scores
     assert (score["body"]["scoreGiven"], score["body"]["scoreMaximum"]) == (1.0, 8.0)
     assert score["body"]["userId"] == sub
+
+
+def test_a_post_the_lms_refuses_stays_in_the_outbox_for_the_cli(
+    lti_app, platform, sessions, database_url
+):
+    client = lti_app.test_client()
+    ags = {"scope": [SCORE_SCOPE], "lineitem": f"{platform.url}/courses/7/lineitems/404/lineitem"}
+    launch(client, platform, **{"https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": ags})
+    token = re.search(r'name="csrf_token" value="([^"]+)"', client.get(QUIZ_URL).text).group(1)
+    answered = client.post(
+        f"{QUIZ_URL}/questions/qkv-origin",
+        data={"csrf_token": token, "idempotency_key": "k1", "choice": "A"},
+    )
+    answered.close()
+    with reading(sessions) as session:
+        (row,) = session.scalars(select(store.LtiGradeOutbox)).all()
+        assert row.tries == 1 and "404" in row.last_error
+    result = CliRunner().invoke(main, ["lti", "flush-grades"], env={"DATABASE_URL": database_url})
+    assert result.exit_code == 1
+    assert result.output == "posted 0 total(s); 1 learner(s) left to retry\n"
+    with reading(sessions) as session:
+        (row,) = session.scalars(select(store.LtiGradeOutbox)).all()
+        assert row.tries == 2
