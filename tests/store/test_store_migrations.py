@@ -511,8 +511,8 @@ def test_0008_adds_the_shared_state_tables_and_its_downgrade_drops_only_them(emp
         engine.dispose()
 
 
-def test_0009_adds_the_lti_tables_and_its_downgrade_drops_only_them(empty_db_url):
-    migrate.upgrade(empty_db_url, "0008")
+def test_0010_adds_the_lti_tables_and_its_downgrade_drops_only_them(empty_db_url):
+    migrate.upgrade(empty_db_url, "0009")
     engine = make_engine(empty_db_url)
     lti = {
         "lti_platforms",
@@ -526,7 +526,7 @@ def test_0009_adds_the_lti_tables_and_its_downgrade_drops_only_them(empty_db_url
         before = tables(engine)
         assert not lti & before
         insert_user(engine, "ada")
-        migrate.upgrade(empty_db_url, "0009")
+        migrate.upgrade(empty_db_url, "0010")
         engine.dispose()
         assert tables(engine) == before | lti
         with make_session_factory(engine)() as session:
@@ -534,7 +534,7 @@ def test_0009_adds_the_lti_tables_and_its_downgrade_drops_only_them(empty_db_url
                 session, issuer="https://lms", sub="1", role="student", display_name="Ada"
             )
             assert found.created
-        migrate.downgrade(empty_db_url, "0008")
+        migrate.downgrade(empty_db_url, "0009")
         engine.dispose()
         assert tables(engine) == before
         # the accounts stay, as plain accounts

@@ -3,8 +3,8 @@ between an OIDC login and its launch, and grade passback's links and outbox
 (``quizsvc.store.lti_models``). The downgrade drops the six tables: the registrations and
 the mapping of LMS users to accounts go (the accounts stay, as plain accounts).
 
-Revision ID: 0009
-Revises: 0008
+Revision ID: 0010
+Revises: 0009
 Create Date: 2026-12-07
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0009"
-down_revision: str | Sequence[str] | None = "0008"
+revision: str = "0010"
+down_revision: str | Sequence[str] | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
