@@ -15,6 +15,7 @@ misspelt one would otherwise be ignored without a word): nothing falls back to a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
@@ -47,6 +48,19 @@ RATE_LIMITS = (
     "a rate limit such as '10 per 10 minutes', or several separated by ';' "
     "(the `limits` library's notation)"
 )
+
+
+FRAME_ANCESTORS = "origins such as https://lms.example.edu, separated by spaces"
+_ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
+
+
+def parse_origins(text: str) -> tuple[str, ...]:
+    """The origins of a space-separated list (`https://lms.example.edu https://x.org:8443`);
+    ValueError naming what it accepts for anything else."""
+    origins = tuple(text.split())
+    if not all(_ORIGIN.fullmatch(origin) for origin in origins):
+        raise ValueError(f"{text!r} is not {FRAME_ANCESTORS}")
+    return origins
 
 
 class SettingsError(ValueError):
@@ -88,6 +102,11 @@ class Settings(BaseModel):
         False, validation_alias="QUIZSVC_SESSION_COOKIE_SECURE", description=BOOLEAN
     )
     hsts: bool = Field(False, validation_alias="QUIZSVC_HSTS", description=BOOLEAN)
+    lti_frame_ancestors: str | None = Field(
+        None,
+        validation_alias="QUIZSVC_LTI_FRAME_ANCESTORS",
+        description=FRAME_ANCESTORS,
+    )
     permanent_session_lifetime: int = Field(
         DEFAULT_SESSION_LIFETIME_SECONDS,
         gt=0,
@@ -122,6 +141,13 @@ class Settings(BaseModel):
         None, validation_alias="QUIZSVC_PASSWORD", description="any text", repr=False
     )
 
+    @field_validator("lti_frame_ancestors")
+    @classmethod
+    def _origins(cls, text: str | None) -> str | None:
+        if text is not None:
+            parse_origins(text)
+        return text
+
     @field_validator("content_dir")
     @classmethod
     def _an_existing_directory(cls, path: Path) -> Path:
@@ -144,6 +170,7 @@ class Settings(BaseModel):
             "REGISTRATION_OPEN": self.registration_open,
             "SESSION_COOKIE_SECURE": self.session_cookie_secure,
             "HSTS": self.hsts,
+            "LTI_FRAME_ANCESTORS": parse_origins(self.lti_frame_ancestors or ""),
             "PERMANENT_SESSION_LIFETIME": timedelta(seconds=self.permanent_session_lifetime),
             "LOGIN_ATTEMPT_LIMITS": self.login_attempt_limits,
             "LOGIN_ADDRESS_ATTEMPT_LIMITS": self.login_address_attempt_limits,

@@ -156,7 +156,8 @@ def how_the_table_names(module: str) -> str | None:
 
 def _names(cell: str) -> set[str]:
     """The words of a cell, lowercase; `quizsvc.grading` also as grading."""
-    words = {word.lower() for word in re.findall(r"[A-Za-z][\w.-]*[A-Za-z]", cell)}
+    # a name may end in a digit (pylti1p3)
+    words = {word.lower() for word in re.findall(r"[A-Za-z][\w.-]*[A-Za-z0-9]", cell)}
     return words | {word.rsplit(".", 1)[-1] for word in words}
 
 

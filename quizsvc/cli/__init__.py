@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from quizsvc.cli import chapter, content, db, model, report, user
+from quizsvc.cli import chapter, content, db, lti, model, report, user
 from quizsvc.cli.content import test_content, validate_content
 
 __all__ = ["main", "test_content", "validate_content"]
@@ -27,5 +27,13 @@ def main(context: click.Context) -> None:
         raise SystemExit(1) from None
 
 
-for command in (content.content, chapter.chapter, model.model, db.db, user.user, report.report):
+for command in (
+    content.content,
+    chapter.chapter,
+    model.model,
+    db.db,
+    user.user,
+    report.report,
+    lti.lti,
+):
     main.add_command(command)

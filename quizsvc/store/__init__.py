@@ -5,6 +5,7 @@ database (PostgreSQL through psycopg 3).  Every write function takes a ``Session
 is one transaction; nothing here imports Flask.  Import from ``quizsvc.store``.
 """
 
+from quizsvc.store import lti
 from quizsvc.store.accounts import (
     deactivate_student,
     delete_student,
@@ -58,6 +59,14 @@ from quizsvc.store.login_sessions import (
     begin_login_session,
     end_login_session,
     find_login_session,
+)
+from quizsvc.store.lti_models import (
+    LtiAccount,
+    LtiGradeLink,
+    LtiGradeOutbox,
+    LtiLaunchValue,
+    LtiPlatform,
+    LtiToolKey,
 )
 from quizsvc.store.models import (
     ROLES,
@@ -162,6 +171,12 @@ __all__ = [
     "LoadedContent",
     "LoginAttempt",
     "LoginSession",
+    "LtiAccount",
+    "LtiGradeLink",
+    "LtiGradeOutbox",
+    "LtiLaunchValue",
+    "LtiPlatform",
+    "LtiToolKey",
     "NotAllowed",
     "NotFound",
     "NotYourVariant",
@@ -209,6 +224,7 @@ __all__ = [
     "latest_reviews",
     "list_users",
     "load_variant",
+    "lti",
     "make_engine",
     "make_session_factory",
     "next_mastery",

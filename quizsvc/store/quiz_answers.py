@@ -24,6 +24,7 @@ from quizsvc.store.arguments import (
 )
 from quizsvc.store.content_versions import content_version_id
 from quizsvc.store.errors import AttemptsExhausted, NotFound
+from quizsvc.store.lti import queue_grade_passback
 from quizsvc.store.models import QuizAnswer, User
 from quizsvc.store.transactions import earlier_answer, write_transaction
 
@@ -140,6 +141,8 @@ def record_quiz_answer(
         )
         session.add(answer)
         session.flush()
+        if answer.score is not None:
+            queue_grade_passback(session, learner_id, now)
         result = quiz_answer_result(answer, replayed=False)
     return result
 

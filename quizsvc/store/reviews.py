@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from quizsvc.store.arguments import aware, require_storable_text, unit_interval
 from quizsvc.store.errors import NotAllowed, NotFound, StaleReview
+from quizsvc.store.lti import queue_grade_passback
 from quizsvc.store.models import OpenAnswerReview, QuizAnswer, User
 from quizsvc.store.quiz_answers import QuizAnswerResult, quiz_answer_result
 from quizsvc.store.transactions import locked_row, write_transaction
@@ -88,6 +89,7 @@ def record_review(
         session.add(review)
         answer.score = confirmed_score
         session.flush()
+        queue_grade_passback(session, answer.learner_id, now)
         result = ReviewResult(
             review_id=review.id,
             answer_id=answer.id,

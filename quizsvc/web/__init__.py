@@ -23,6 +23,7 @@ from quizsvc.web import (
     i18n,
     instructor,
     login_session,
+    lti,
     progress,
     quiz,
     render,
@@ -99,8 +100,23 @@ SECURITY_HEADERS = {
 STRICT_TRANSPORT_SECURITY = "max-age=31536000"
 
 
+def content_security_policy() -> str:
+    """The policy, with the LMSs that may show the pages in an iframe (an LTI launch inside
+    a course page: QUIZSVC_LTI_FRAME_ANCESTORS) as the frame's ancestors, if any."""
+    ancestors = current_app.config.get("LTI_FRAME_ANCESTORS")
+    if not ancestors:
+        return CONTENT_SECURITY_POLICY
+    allowed = " ".join(("'self'", *ancestors))
+    return CONTENT_SECURITY_POLICY.replace("frame-ancestors 'none'", f"frame-ancestors {allowed}")
+
+
 def add_security_headers(response: Response) -> Response:
+    framed = bool(current_app.config.get("LTI_FRAME_ANCESTORS"))
     for name, value in SECURITY_HEADERS.items():
+        if name == "Content-Security-Policy":
+            value = content_security_policy()
+        elif name == "X-Frame-Options" and framed:
+            continue  # it cannot name the LMSs; frame-ancestors does, in every browser of now
         response.headers.setdefault(name, value)
     if current_app.config.get("HSTS"):
         response.headers.setdefault("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY)
@@ -162,6 +178,18 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.update(config)
     if app.config.get("SESSION_COOKIE_SECURE"):
         app.config["REMEMBER_COOKIE_SECURE"] = True
+    if app.config.get("LTI_FRAME_ANCESTORS"):
+        # Inside an LMS's iframe the pages are a third party's: a browser sends their cookie
+        # only if it is SameSite=None, which it accepts only with Secure (over HTTPS). The
+        # CSRF token still guards every form (docs/lti.md).
+        if not app.config.get("SESSION_COOKIE_SECURE"):
+            raise RuntimeError(
+                "QUIZSVC_LTI_FRAME_ANCESTORS needs QUIZSVC_SESSION_COOKIE_SECURE=true: the"
+                " cookies of a page in an LMS's iframe must be SameSite=None, and browsers"
+                " take those over HTTPS only"
+            )
+        app.config["SESSION_COOKIE_SAMESITE"] = "None"
+        app.config["REMEMBER_COOKIE_SAMESITE"] = "None"
     if not app.config.get("SECRET_KEY"):
         if not app.config["DEVELOPMENT"]:
             raise RuntimeError(
@@ -184,7 +212,17 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     render.init_app(app)
     errors.init_app(app)
     login_session.init_app(app)  # its CSRF check before the views' own hooks
-    blueprints = (auth.bp, quiz.bp, drills.bp, progress.bp, instructor.bp, api.bp, health.bp)
+    lti.init_app(app)
+    blueprints = (
+        auth.bp,
+        quiz.bp,
+        drills.bp,
+        progress.bp,
+        instructor.bp,
+        api.bp,
+        health.bp,
+        lti.bp,
+    )
     for blueprint in blueprints:
         app.register_blueprint(blueprint)
     return app

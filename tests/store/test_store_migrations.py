@@ -533,3 +533,35 @@ def test_0009_adds_the_deactivation_time_and_its_downgrade_drops_only_that(empty
         assert user_names(engine) == ["ada"]
     finally:
         engine.dispose()
+
+
+def test_0010_adds_the_lti_tables_and_its_downgrade_drops_only_them(empty_db_url):
+    migrate.upgrade(empty_db_url, "0009")
+    engine = make_engine(empty_db_url)
+    lti = {
+        "lti_platforms",
+        "lti_tool_keys",
+        "lti_accounts",
+        "lti_launch_values",
+        "lti_grade_links",
+        "lti_grade_outbox",
+    }
+    try:
+        before = tables(engine)
+        assert not lti & before
+        insert_user(engine, "ada")
+        migrate.upgrade(empty_db_url, "0010")
+        engine.dispose()
+        assert tables(engine) == before | lti
+        with make_session_factory(engine)() as session:
+            found = store.lti.account_for_launch(
+                session, issuer="https://lms", sub="1", role="student", display_name="Ada"
+            )
+            assert found.created
+        migrate.downgrade(empty_db_url, "0009")
+        engine.dispose()
+        assert tables(engine) == before
+        # the accounts stay, as plain accounts
+        assert user_names(engine) == ["ada", found.user.name]
+    finally:
+        engine.dispose()

@@ -292,13 +292,29 @@ def test_create_app_needs_a_secret_key_unless_in_development(database_url, monke
 # --- CSRF ------------------------------------------------------------------------------
 
 
+# The endpoints an LMS posts to cross-site (quizsvc.web.lti): exempt from the CSRF check, the
+# launch being a JWT the platform signed; test_web_lti.py refuses what is not signed.
+SIGNED_JWT_ENDPOINTS = {"lti.login", "lti.launch"}
+
+
 def form_posts(app) -> list:
-    """Every POST route of the pages (the API is tested on its own)."""
+    """Every POST route of the pages (the API is tested on its own) but the LTI launch's."""
     return [
         rule
         for rule in app.url_map.iter_rules()
-        if "POST" in rule.methods and not rule.rule.startswith("/api/")
+        if "POST" in rule.methods
+        and not rule.rule.startswith("/api/")
+        and rule.endpoint not in SIGNED_JWT_ENDPOINTS
     ]
+
+
+def test_only_the_lti_launch_s_endpoints_skip_the_csrf_check(app):
+    exempt = {
+        endpoint
+        for endpoint, view in app.view_functions.items()
+        if getattr(view, "signed_jwt_endpoint", False)
+    }
+    assert exempt == SIGNED_JWT_ENDPOINTS
 
 
 def build_url(app, rule, values: dict) -> str:
@@ -387,7 +403,17 @@ def test_self_registration_is_off_by_default(app, browser_for, sessions):
 
 # auth.register answers 404 unless REGISTRATION_OPEN (test_self_registration_is_off_by_default)
 # health: the load balancer's check, which tells nothing of anyone (test_web_deploy.py)
-PUBLIC_ENDPOINTS = {"static", "auth.login", "auth.set_language", "auth.register", "health.healthz"}
+PUBLIC_ENDPOINTS = {
+    "static",
+    "auth.login",
+    "auth.set_language",
+    "auth.register",
+    "health.healthz",
+    # an LMS reaches these before anyone is logged in: its login, its launch, the tool's keys
+    "lti.login",
+    "lti.launch",
+    "lti.jwks",
+}
 
 
 def page_routes(app) -> list:
