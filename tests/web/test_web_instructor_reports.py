@@ -195,6 +195,14 @@ def test_the_reports_page_links_the_downloads_and_shows_item_statistics(app, bro
     assert 'href="/instructor/reports/gradebook.xlsx?decimals=2"' in page_two
     rows = dict(re.findall(r'<tr data-question="([^"]+)">(.*?)</tr>', page.text, re.DOTALL))
     assert len(rows) == 20  # every question of the bank
+    # alice's drill: its answer grid's cells, each right (0 % wrong)
+    softmax = re.search(
+        r'<tr class="item-details" data-details="drill-softmax-row">(.*?)</tr>', page.text, re.S
+    ).group(1)
+    assert re.findall(r'<span data-cell="(\d+,\d+)"[^>]*>([^<]*)</span>', softmax) == [
+        ("1,1", "0%"), ("1,2", "0%"), ("1,3", "0%"),
+    ]  # fmt: skip
+    assert "(percentages with 1 decimal)" in page.text
     qkv = rows["qkv-origin"]
     assert '<td class="students">1</td>' in qkv and '<td class="facility">100.0%</td>' in qkv
     assert '<td class="mean">0.750</td>' in rows["why-multi-head"]
@@ -203,7 +211,10 @@ def test_the_reports_page_links_the_downloads_and_shows_item_statistics(app, bro
     # one student: no correlation to compute
     assert '<td class="discrimination">—</td>' in qkv
     # alice chose B: 1 of 1; the correct choice is marked
-    counts = re.search(r'<ul class="choice-counts">(.*?)</ul>', qkv, re.DOTALL).group(1)
+    details = re.search(
+        r'<tr class="item-details" data-details="qkv-origin">(.*?)</tr>', page.text, re.S
+    )
+    counts = re.search(r'<ul class="choice-counts">(.*?)</ul>', details.group(1), re.S).group(1)
     choices = dict(re.findall(r'<li data-choice="([^"]+)">(.*?)</li>', counts))
     assert '<span class="count">1</span> (100.0%)' in choices["B"] and "✓" in choices["B"]
     assert '<span class="count">0</span> (0.0%)' in choices["A"] and "✓" not in choices["A"]
