@@ -74,9 +74,10 @@ class Client:
 
     def get(self, path: str):
         response = self.client.get(path)
-        match = re.search(r'<meta name="csrf-token" content="([^"]+)"', response.text)
-        if match:
-            self.token = match.group(1)
+        if response.mimetype == "text/html":  # not a download (an XLSX file is no text)
+            match = re.search(r'<meta name="csrf-token" content="([^"]+)"', response.text)
+            if match:
+                self.token = match.group(1)
         return response
 
     def post(self, path: str, data: dict[str, str]):
@@ -138,6 +139,11 @@ def requests(app, course: seeding.Course) -> list[Request]:
         Request("reviews queue", get(instructor, "/instructor/reviews")),
         Request("reports (item statistics)", get(instructor, "/instructor/reports")),
         Request("gradebook.csv", get(instructor, "/instructor/reports/gradebook.csv")),
+        Request(
+            "gradebook.xlsx (exact)",
+            get(instructor, "/instructor/reports/gradebook.xlsx?exact=1"),
+        ),
+        Request("items.csv", get(instructor, "/instructor/reports/items.csv")),
         Request("events.csv", get(instructor, "/instructor/reports/events.csv")),
         Request("events.jsonl", get(instructor, "/instructor/reports/events.jsonl")),
         Request("learner: drills list", get(learner, "/drills")),

@@ -55,16 +55,43 @@ def _read_reports(work: Callable[[Session], None]) -> None:
 
 
 @report.command("gradebook")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["csv", "xlsx"]),
+    default="csv",
+    show_default=True,
+    help="CSV (UTF-8 with a BOM) or XLSX (one worksheet).",
+)
+@click.option(
+    "--exact",
+    is_flag=True,
+    help="The values unrounded, as fractions from 0 to 1 (default: percentages rounded to"
+    " --decimals places).",
+)
+@click.option(
+    "--decimals",
+    type=click.IntRange(0, 6),
+    default=1,
+    show_default=True,
+    help="Decimals of the rounded percentages (not with --exact).",
+)
 @_out_option
 @_content_option
-def report_gradebook(out: str, content_dir: Path | None) -> None:
-    """Write the gradebook as CSV (UTF-8 with a BOM): one row per student, with the chapter
-    questions' scores, each drill skill's mastery, the total and the last activity."""
-    from quizsvc.reports import gradebook_csv_chunks
+def report_gradebook(
+    output_format: str, exact: bool, decimals: int, out: str, content_dir: Path | None
+) -> None:
+    """Write the gradebook: one row per student, with the chapter questions' scores, the best
+    score and mastery per drill kind, the chapter and drill totals and the last activity
+    (columns: quizsvc/reports/gradebook.py)."""
+    from quizsvc.reports import gradebook_csv_chunks, gradebook_xlsx_chunks
 
     output = output_for(out)
     bank = load_bank_or_exit(content_dir or default_content_dir())
-    _read_reports(lambda session: write_chunks(output, gradebook_csv_chunks(session, bank)))
+    export = gradebook_csv_chunks if output_format == "csv" else gradebook_xlsx_chunks
+    _read_reports(
+        lambda session: write_chunks(output, export(session, bank, exact=exact, decimals=decimals))
+    )
 
 
 @report.command("events")
@@ -90,11 +117,30 @@ def report_events(output_format: str, out: str, content_dir: Path | None) -> Non
 
 
 @report.command("items")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "csv"]),
+    default="text",
+    show_default=True,
+    help="A plain-text table, or CSV (UTF-8 with a BOM) with a line per choice and per drill cell.",
+)
+@_out_option
 @_content_option
-def report_items(content_dir: Path | None) -> None:
-    """Print each question's students, attempts, mean score, facility and discrimination
-    index (Moodle's definitions; see quizsvc/reports/items.py)."""
-    from quizsvc.reports import format_item_table, item_statistics
+def report_items(output_format: str, out: str, content_dir: Path | None) -> None:
+    """Each question's students, attempts, mean score, facility and discrimination index
+    (Moodle's definitions: the discrimination index is the correlation of the item score with
+    the rest of the test; see quizsvc/reports/items.py); the CSV adds per-choice counts and
+    per-cell error rates of drills."""
+    from quizsvc.reports import format_item_table, item_statistics, items_csv_chunks
 
+    output = output_for(out)
     bank = load_bank_or_exit(content_dir or default_content_dir())
-    _read_reports(lambda session: click.echo(format_item_table(item_statistics(session, bank))))
+    if output_format == "csv":
+        _read_reports(lambda session: write_chunks(output, items_csv_chunks(session, bank)))
+    else:
+        _read_reports(
+            lambda session: write_chunks(
+                output, [(format_item_table(item_statistics(session, bank)) + "\n").encode()]
+            )
+        )

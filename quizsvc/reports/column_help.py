@@ -6,24 +6,33 @@ from __future__ import annotations
 
 from quizsvc.bank import N_
 
-# "<question>" and "mastery:<skill>" stand for the gradebook's columns of those names.
+# "<question>", "best:<kind>" and "mastery:<kind>" stand for the gradebook's columns of those
+# names.  Its scores are percentages rounded for display, or fractions in the exact download.
 GRADEBOOK_COLUMN_HELP: dict[str, str] = {
     "student_id": N_("the student's user id"),
     "name": N_("the login name"),
     "display_name": N_("the display name"),
     "<question>": N_(
         "one column per chapter question, headed by its id: the score of the latest "
-        "answer (0 to 1; times the question's points for points); empty if unanswered or "
-        "while an open answer awaits review"
+        "answer; empty if unanswered or while an open answer awaits review"
     ),
-    "mastery:<skill>": N_(
-        "one column per drill skill: the mastery (0 to 1, the percentage the progress "
-        "pages show); empty if never graded on the skill"
+    "best:<kind>": N_(
+        "one column per drill kind: the best score of the student's submissions to the "
+        "chapter's drills of that kind (after the attempts penalty); empty if none"
+    ),
+    "mastery:<kind>": N_(
+        "one column per drill kind: the mastery of the skill the kind trains (the "
+        "percentage the progress pages show; kinds training one skill share it); empty "
+        "if never graded on the skill"
     ),
     "total": N_(
-        "the chapter total: the points-weighted mean score, Σ(points × score) / Σ points "
-        "(0 to 1), unanswered questions and answers awaiting review counting 0, drills "
-        "not counted; empty if no chapter question is answered"
+        "the chapter total: the points-weighted mean score, Σ(points × score) / Σ points, "
+        "unanswered questions and answers awaiting review counting 0, drills not counted; "
+        "empty if no chapter question is answered"
+    ),
+    "drill_total": N_(
+        "the mean of the best:<kind> columns, a kind never tried counting 0; empty if no "
+        "drill was tried"
     ),
     "last_activity": N_(
         "when the student last submitted a drill or answered a question (UTC); empty if never"
@@ -57,4 +66,25 @@ EVENT_COLUMN_HELP: dict[str, str] = {
     ),
     "attempt": N_("the attempt at this drill variant or at this chapter question"),
     "at": N_("when it was submitted or answered (UTC)"),
+}
+ITEM_COLUMN_HELP: dict[str, str] = {
+    "question_id": N_("the question's id"),
+    "type": N_("the drill's kind, or the chapter question's type"),
+    "points": N_("the question's points"),
+    "students": N_("students with a score on the item"),
+    "attempts": N_("answers or drill submissions recorded for it"),
+    "mean_score": N_("the mean of the students' item scores (0 to 1)"),
+    "facility": N_("the facility index: the mean score as a percentage of the maximum"),
+    "discrimination": N_(
+        "the discrimination index: the correlation (× 100) of the item score with the rest "
+        "of the test"
+    ),
+    "part": N_(
+        "empty on the item's line; choice:<id> on a line per choice, cell:<row>,<column> "
+        "(from 1) on a line per cell of a drill's answer grid"
+    ),
+    "count": N_("students who chose the choice; submissions with the cell wrong"),
+    "of": N_("the item's students; submissions that graded the cell"),
+    "percent": N_("count / of × 100"),
+    "credit": N_("the choice's credit: 1 for the correct one, else 0, or its score"),
 }

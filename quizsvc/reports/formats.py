@@ -14,6 +14,13 @@
   "inf"/"-inf" and NaN is null, so no line holds a NaN/Infinity token; the three line
   separators a JSON string may hold raw (U+0085, U+2028, U+2029) are escaped, so
   splitting on any line break gives exactly one object per line.
+- XLSX: one worksheet, the header in bold and frozen, numbers as number cells (with a
+  number format when given), text always as text cells (``write_string``: a cell
+  starting with ``=`` is text, never a formula, so no apostrophe is needed), an empty
+  cell left blank; ±inf as the texts ``inf``/``-inf`` and NaN blank (XLSX has neither).
+  Written by XlsxWriter in its constant-memory mode (each row goes to a temporary file
+  as it comes) to a temporary file, which is then handed on in chunks: memory does not
+  grow with the rows, and the first byte leaves once the last row is read.
 - Times: ISO 8601 in UTC with a ``Z`` (``2026-11-30T09:00:00Z``, microseconds if any).
 - Empty cell: no value (unanswered, awaiting review, not applicable).
 """
@@ -25,9 +32,15 @@ import io
 import json
 import math
 import re
+import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
+
+import xlsxwriter
+
+# A typed cell for :func:`xlsx_chunks`: text, a number, or None (empty).
+Cell = str | int | float | None
 
 UTF8_BOM = b"\xef\xbb\xbf"
 CHUNK_SIZE = 64 * 1024  # characters buffered before a chunk is handed on
@@ -135,3 +148,50 @@ def _take(buffer: io.StringIO, bom: bool) -> bytes:
     buffer.seek(0)
     buffer.truncate()
     return UTF8_BOM + data if bom else data
+
+
+def xlsx_chunks(
+    header: Sequence[str],
+    rows: Iterable[Sequence[Cell]],
+    *,
+    sheet: str,
+    number_format: str | None = None,
+) -> Iterator[bytes]:
+    """An XLSX workbook of one worksheet named ``sheet``: the header (bold, frozen), then
+    the rows; floats get ``number_format`` (e.g. ``0.0``), ints the general format.  The
+    workbook is built in constant memory in a temporary file, then read out in chunks of
+    ``CHUNK_SIZE`` bytes; the file is removed when the iterator ends or is closed."""
+    with tempfile.TemporaryFile() as out:
+        workbook = xlsxwriter.Workbook(out, {"constant_memory": True})
+        try:
+            worksheet = workbook.add_worksheet(sheet)
+            bold = workbook.add_format({"bold": True})
+            number = workbook.add_format({"num_format": number_format}) if number_format else None
+            worksheet.freeze_panes(1, 0)
+            for col, name in enumerate(header):
+                worksheet.write_string(0, col, name, bold)
+            for row_number, row in enumerate(rows, start=1):
+                for col, cell in enumerate(row):
+                    _write_cell(worksheet, row_number, col, cell, number)
+        finally:
+            workbook.close()
+        out.seek(0)
+        while chunk := out.read(CHUNK_SIZE):
+            yield chunk
+
+
+def _write_cell(worksheet: Any, row: int, col: int, cell: Cell, number_format: Any) -> None:
+    if cell is None or cell == "":
+        return
+    if isinstance(cell, str):
+        worksheet.write_string(row, col, cell)
+    elif isinstance(cell, bool):
+        raise TypeError(f"not a number: {cell!r}")
+    elif isinstance(cell, int):
+        worksheet.write_number(row, col, cell)
+    elif math.isnan(cell):
+        return
+    elif math.isinf(cell):
+        worksheet.write_string(row, col, "inf" if cell > 0 else "-inf")
+    else:
+        worksheet.write_number(row, col, cell, number_format)

@@ -65,14 +65,8 @@ def students_page(
     )
 
 
-def student_latest_quiz_scores(
-    session: Session,
-) -> list[Row[tuple[int, str, float | None]]]:
-    """(learner_id, question_id, score) of each student's latest answer to each question.
-
-    "Latest" is the highest attempt number; ``score`` is None while that answer is an open
-    answer awaiting review.  Served by ``uq_quiz_answers_learner_id_question_id_attempt``.
-    """
+def _latest_quiz_answers(*columns: Any) -> Select[Any]:
+    """``columns`` of each student's latest answer (highest attempt) to each question."""
     latest = (
         select(
             QuizAnswer.learner_id,
@@ -82,20 +76,52 @@ def student_latest_quiz_scores(
         .group_by(QuizAnswer.learner_id, QuizAnswer.question_id)
         .subquery()
     )
-    return list(
-        session.execute(
-            select(QuizAnswer.learner_id, QuizAnswer.question_id, QuizAnswer.score)
-            .join(
-                latest,
-                and_(
-                    QuizAnswer.learner_id == latest.c.learner_id,
-                    QuizAnswer.question_id == latest.c.question_id,
-                    QuizAnswer.attempt == latest.c.attempt,
-                ),
-            )
-            .join(User, User.id == QuizAnswer.learner_id)
-            .where(User.role == STUDENT_ROLE)
+    return (
+        select(*columns)
+        .join(
+            latest,
+            and_(
+                QuizAnswer.learner_id == latest.c.learner_id,
+                QuizAnswer.question_id == latest.c.question_id,
+                QuizAnswer.attempt == latest.c.attempt,
+            ),
         )
+        .join(User, User.id == QuizAnswer.learner_id)
+        .where(User.role == STUDENT_ROLE)
+    )
+
+
+def student_latest_quiz_scores(
+    session: Session,
+) -> list[Row[tuple[int, str, float | None]]]:
+    """(learner_id, question_id, score) of each student's latest answer to each question.
+
+    "Latest" is the highest attempt number; ``score`` is None while that answer is an open
+    answer awaiting review.  Served by ``uq_quiz_answers_learner_id_question_id_attempt``.
+    """
+    query = _latest_quiz_answers(QuizAnswer.learner_id, QuizAnswer.question_id, QuizAnswer.score)
+    return list(session.execute(query))
+
+
+def student_latest_quiz_answers(
+    session: Session,
+) -> list[Row[tuple[int, str, float | None, list[str] | None]]]:
+    """(learner_id, question_id, score, choices) of each student's latest answer to each
+    question, as :func:`student_latest_quiz_scores`; ``choices`` is the chosen choice ids of
+    a choice question's answer, None for a text answer."""
+    query = _latest_quiz_answers(
+        QuizAnswer.learner_id, QuizAnswer.question_id, QuizAnswer.score, QuizAnswer.choices
+    )
+    return list(session.execute(query))
+
+
+def drill_cells_query() -> Select[Any]:
+    """(question_id, cells) of every student's drill submission, to be streamed."""
+    return (
+        select(DrillVariant.question_id, Submission.cells)
+        .join(DrillVariant, DrillVariant.id == Submission.variant_id)
+        .join(User, User.id == Submission.learner_id)
+        .where(User.role == STUDENT_ROLE)
     )
 
 

@@ -219,7 +219,9 @@ class Seeder:
                 now=at(minute),
             ).id
 
-    def submit(self, learner: int, variant_id: int, raw_score: float, minute: int) -> int:
+    def submit(
+        self, learner: int, variant_id: int, raw_score: float, minute: int, cells=None
+    ) -> int:
         with self.sessions() as session:
             return record_submission(
                 session,
@@ -229,7 +231,7 @@ class Seeder:
                 answer_text=DRILL_ANSWER,
                 parsed_value=[[float("-inf"), 0.5]],
                 raw_score=raw_score,
-                cells=CELLS,
+                cells=CELLS if cells is None else cells,
                 now=at(minute),
             ).submission_id
 

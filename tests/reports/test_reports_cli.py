@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from sqlalchemy.exc import OperationalError
+from xlsx_cells import read_sheet
 
 import quizsvc.reports
 from quizsvc.cli import main
@@ -60,6 +61,42 @@ def test_gradebook_to_stdout(db, url, content_dir):
     text = result.stdout_bytes.decode("utf-8")
     assert text.startswith("\ufeffstudent_id,")
     assert "王小明" in text and len(text.splitlines()) == 1 + 4 + 1  # cy's name holds a \n
+
+
+def test_gradebook_as_xlsx_exact_and_with_other_decimals(db, url, content_dir, tmp_path):
+    out = tmp_path / "gradebook.xlsx"
+    args = ["gradebook", "--format", "xlsx", "--out", str(out), "--content", str(content_dir)]
+    assert invoke(url, *args).exit_code == 0
+    cells = read_sheet(out.read_bytes())
+    # ada's chapter total: (1 + 2 x 0.5 + 0.75) / 4 = 68.75 %, shown to one decimal
+    assert (cells[(1, 1)].value, cells[(1, 10)].value, cells[(1, 10)].number_format) == (
+        "ada",
+        "68.8",
+        "0.0",
+    )
+    assert invoke(url, *args, "--exact").exit_code == 0
+    assert read_sheet(out.read_bytes())[(1, 10)].value == "0.6875"
+
+    result = invoke(url, "gradebook", "--exact", "--content", str(content_dir))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout_bytes.decode("utf-8-sig").splitlines()
+    assert lines[1].split(",")[10:12] == ["0.6875", "0.95"]
+    result = invoke(url, "gradebook", "--decimals", "2", "--content", str(content_dir))
+    assert result.stdout_bytes.decode("utf-8-sig").splitlines()[1].split(",")[10] == "68.75"
+    result = invoke(url, "gradebook", "--decimals", "7", "--content", str(content_dir))
+    assert result.exit_code == 2 and "0<=x<=6" in result.output
+
+
+def test_items_as_csv(db, url, content_dir):
+    result = invoke(url, "items", "--format", "csv", "--content", str(content_dir))
+    assert result.exit_code == 0, result.output
+    assert result.stdout_bytes.startswith(UTF8_BOM + b"question_id,type,points,")
+    lines = result.stdout_bytes.decode("utf-8-sig").splitlines()
+    # q-single's line, then one per choice: A chosen by bo, B by ada and cy (latest answers)
+    assert lines[2:4] == [
+        "q-single,single_choice,,,,,,,choice:A,1,3,33.3333333333,0.0",
+        "q-single,single_choice,,,,,,,choice:B,2,3,66.6666666667,1.0",
+    ]
 
 
 def test_events_as_csv_and_as_jsonl(db, url, content_dir, bank, tmp_path):
@@ -161,7 +198,7 @@ def test_invalid_content_lists_its_errors(url, tmp_path):
 def test_a_failed_export_leaves_the_previous_file_alone(
     db, url, content_dir, tmp_path, monkeypatch
 ):
-    def failing(session, bank):
+    def failing(session, bank, **options):
         yield b"\xef\xbb\xbfstudent_id,name\r\n"
         raise OperationalError("SELECT ...", {}, Exception("disk I/O error"))
 
@@ -362,7 +399,7 @@ def test_a_reader_that_went_away_ends_the_export_with_status_1_and_no_traceback(
 def test_an_export_failing_to_write_names_the_reason_and_leaves_no_temporary_file(
     db, url, content_dir, out_dir, monkeypatch
 ):
-    def disk_fills_up(session, bank):
+    def disk_fills_up(session, bank, **options):
         yield b"\xef\xbb\xbfstudent_id,name\r\n"
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
+import pytest
 from sqlalchemy import event
 
 from quizsvc.reports import (
@@ -23,45 +24,98 @@ HEADER = [
     "q-single",
     "q-multi",
     "q-open",
-    "mastery:scores",  # d-scores and d-scores-2 train the same skill: one column
-    "mastery:softmax",
+    # d-scores and d-scores-2 are one kind: one pair of columns, in bank order
+    "best:score_row",
+    "mastery:score_row",
+    "best:softmax_row",
+    "mastery:softmax_row",
     "total",
+    "drill_total",
     "last_activity",
 ]
 
 
 def expected_rows(s) -> list[list[str]]:
-    # Mastery moves halfway to each drill variant's score, a variant counting once at its
-    # best attempt: ada's d-scores variant 0.5, then 0.9 on its second try -> 0.45; softmax
-    # d-softmax 1.0 -> 0.5 (q-multi, tagged softmax, is the chapter's, not the skill's);
-    # bo scores 0.25 -> 0.125.
-    # total = sum(points x score) / sum(points), points 1, 2, 1:
-    #   ada (1 + 2 x 0.5 + 0.75) / 4 = 0.6875; bo 0 (open awaiting review counts 0);
-    #   cy (latest answer 1.0) 1 / 4 = 0.25; dee answered nothing: empty (not started), not 0.
+    """For display: percentages to one decimal.
+
+    Best per kind: ada's score_row variant 0.5, then 1.0 less the 0.1 penalty -> 0.9;
+    softmax_row 1.0; bo's score_row 0.25.
+    Mastery moves halfway to each drill variant's score, a variant counting once at its
+    best attempt: ada's scores 0.9 -> 0.45; softmax 1.0 -> 0.5 (q-multi, tagged softmax,
+    is the chapter's, not the skill's); bo's scores 0.25 -> 0.125.
+    total = sum(points x score) / sum(points), points 1, 2, 1:
+      ada (1 + 2 x 0.5 + 0.75) / 4 = 0.6875 -> 68.75 %, a half, rounded up to 68.8
+      as the pages round;
+      bo 0 (open awaiting review counts 0); cy (latest answer 1.0) 1 / 4 = 25 %;
+      dee answered nothing: empty (not started), not 0.
+    drill_total = mean of the bests over the two kinds, untried 0: ada (0.9 + 1) / 2 = 95 %,
+    bo (0.25 + 0) / 2 = 12.5 %; cy and dee tried none: empty.
+    """
     return [
-        [str(s.ada), "ada", "Ada Lovelace", "1.0", "0.5", "0.75", "0.45", "0.5", "0.6875",
-         "2026-11-30T09:22:00Z"],
-        [str(s.bo), "bo", "王小明", "0.0", "", "", "0.125", "", "0.0", "2026-11-30T09:23:00Z"],
-        [str(s.cy), "cy", s.CY_DISPLAY, "1.0", "", "", "", "", "0.25", "2026-11-30T09:07:00Z"],
-        [str(s.dee), "dee", s.DEE_DISPLAY, "", "", "", "", "", "", ""],
+        [str(s.ada), "ada", "Ada Lovelace", "100.0", "50.0", "75.0", "90.0", "45.0", "100.0",
+         "50.0", "68.8", "95.0", "2026-11-30T09:22:00Z"],
+        [str(s.bo), "bo", "王小明", "0.0", "", "", "25.0", "12.5", "", "", "0.0", "12.5",
+         "2026-11-30T09:23:00Z"],
+        [str(s.cy), "cy", s.CY_DISPLAY, "100.0", "", "", "", "", "", "", "25.0", "",
+         "2026-11-30T09:07:00Z"],
+        [str(s.dee), "dee", s.DEE_DISPLAY, "", "", "", "", "", "", "", "", "", ""],
     ]  # fmt: skip
 
 
-def test_the_header_lists_chapter_questions_then_drill_skills_in_bank_order(bank):
+def expected_exact_rows(s) -> list[list[str]]:
+    """The same values as the store keeps them, fractions from 0 to 1."""
+    return [
+        [str(s.ada), "ada", "Ada Lovelace", "1.0", "0.5", "0.75", "0.9", "0.45", "1.0", "0.5",
+         "0.6875", "0.95", "2026-11-30T09:22:00Z"],
+        [str(s.bo), "bo", "王小明", "0.0", "", "", "0.25", "0.125", "", "", "0.0", "0.125",
+         "2026-11-30T09:23:00Z"],
+        [str(s.cy), "cy", s.CY_DISPLAY, "1.0", "", "", "", "", "", "", "0.25", "",
+         "2026-11-30T09:07:00Z"],
+        [str(s.dee), "dee", s.DEE_DISPLAY, "", "", "", "", "", "", "", "", "", ""],
+    ]  # fmt: skip
+
+
+def test_the_header_lists_chapter_questions_then_drill_kinds_in_bank_order(bank):
     assert gradebook_header(bank) == HEADER
 
 
-def test_rows_hold_latest_scores_mastery_total_and_last_activity(seeded, session, bank):
+def test_rows_hold_latest_scores_bests_mastery_totals_and_last_activity(seeded, session, bank):
     # grace (an instructor) is not in the gradebook; the review (minute 10) is not ada's
     # activity; cy's latest answer counts, not the first.
     assert list(gradebook_rows(session, bank)) == expected_rows(seeded)
+
+
+def test_the_exact_rows_keep_the_fractions(seeded, session, bank):
+    assert list(gradebook_rows(session, bank, exact=True)) == expected_exact_rows(seeded)
+
+
+def test_the_display_decimals_are_configurable(seeded, session, bank):
+    total = HEADER.index("total")
+    rows = {row[1]: row for row in gradebook_rows(session, bank, decimals=2)}
+    assert (rows["ada"][total], rows["ada"][HEADER.index("mastery:score_row")]) == (
+        "68.75",
+        "45.00",
+    )
+    rows = {row[1]: row for row in gradebook_rows(session, bank, decimals=0)}
+    # 68.75 -> 69; 12.5, a half, up to 13 (as the pages round, not to the even 12)
+    assert (rows["ada"][total], rows["bo"][HEADER.index("drill_total")]) == ("69", "13")
+    for wrong in (-1, 7, 1.5, True):
+        with pytest.raises(ValueError, match="decimals"):
+            list(gradebook_rows(session, bank, decimals=wrong))
 
 
 def test_typed_rows_for_the_web_pages(seeded, session, bank):
     rows = {row.name: row for row in iter_gradebook(session, bank)}
     assert list(rows) == ["ada", "bo", "cy", "dee"]
     assert rows["bo"].scores == {"q-single": 0.0, "q-multi": None, "q-open": None}
-    assert rows["bo"].mastery == {"scores": 0.125, "softmax": None}
+    assert rows["bo"].best == {"score_row": 0.25, "softmax_row": None}
+    assert rows["bo"].mastery == {"score_row": 0.125, "softmax_row": None}
+    assert rows["ada"].best == {"score_row": 0.9, "softmax_row": 1.0}
+    assert (rows["ada"].drill_total, rows["bo"].drill_total, rows["cy"].drill_total) == (
+        0.95,
+        0.125,
+        None,
+    )
     assert rows["ada"].total == 0.6875
     assert rows["bo"].total == 0.0  # answered (wrong, and one awaiting review): started
     assert rows["dee"].total is None  # answered nothing: not started
@@ -85,7 +139,7 @@ def test_the_csv_is_utf8_with_a_bom_and_escapes_commas_quotes_and_line_breaks(
     assert "王小明" in text
     # quoted, quotes doubled, the line break kept inside the quotes; CRLF ends records
     assert '"Cy ""Q"", Jr.\nSmith"' in text
-    assert text.endswith(",,,,,,,\r\n")  # dee, who did nothing: every cell empty
+    assert text.endswith(",,,,,,,,,,\r\n")  # dee, who did nothing: every cell empty
     rows = read_csv(data)
     assert rows[0] == HEADER
     expected = expected_rows(seeded)
@@ -129,7 +183,7 @@ def test_drills_alone_do_not_start_the_chapter_and_one_answer_does(seeder, sessi
         (row,) = iter_gradebook(session, bank)
         (cells,) = gradebook_rows(session, bank)
     # practice only: the chapter is not started, so no total (rather than 0)
-    assert (row.mastery["scores"], row.total) == (0.5, None)
+    assert (row.mastery["score_row"], row.best["score_row"], row.total) == (0.5, 1.0, None)
     assert cells[HEADER.index("total")] == ""
     seeder.choose(eve, "q-single", ["A"], 0.0, 3)
     with sessions() as session:
@@ -137,14 +191,19 @@ def test_drills_alone_do_not_start_the_chapter_and_one_answer_does(seeder, sessi
     assert row.total == 0.0  # one wrong answer: started, and 0 of 4 points
 
 
-def test_numbers_are_written_to_ten_decimal_places(seeder, sessions, bank):
+def test_display_numbers_are_rounded_and_exact_ones_keep_every_digit(seeder, sessions, bank):
     # q-multi (2 of the chapter's 4 points) at a third: total (2 x 1/3) / 4 = 1/6
     fay = seeder.user("fay")
     seeder.choose(fay, "q-multi", ["a"], 1 / 3, 1)
     with sessions() as session:
-        (cells,) = gradebook_rows(session, bank)
-    assert cells[HEADER.index("q-multi")] == "0.3333333333"
-    assert cells[HEADER.index("total")] == "0.1666666667"
+        (shown,) = gradebook_rows(session, bank)
+        (exact,) = gradebook_rows(session, bank, exact=True)
+    assert (shown[HEADER.index("q-multi")], shown[HEADER.index("total")]) == ("33.3", "16.7")
+    assert exact[HEADER.index("q-multi")] == "0.3333333333333333"
+    assert exact[HEADER.index("total")] == "0.16666666666666666"
+    # the shortest text that reads back as the very same float
+    assert float(exact[HEADER.index("q-multi")]) == 1 / 3
+    assert float(exact[HEADER.index("total")]) == 1 / 6
 
 
 def test_the_reports_take_a_fixed_number_of_queries(seeded, engine, sessions, bank):
@@ -160,8 +219,8 @@ def test_the_reports_take_a_fixed_number_of_queries(seeded, engine, sessions, ba
     event.listen(engine, "before_cursor_execute", count)
     try:
         for expected, report in (
-            (5, lambda session: list(gradebook_rows(session, bank))),
-            (3, lambda session: item_statistics(session, bank)),
+            (6, lambda session: list(gradebook_rows(session, bank))),
+            (4, lambda session: item_statistics(session, bank)),
             (8, lambda session: student_report(session, bank, seeded.ada)),  # +1: the count
         ):
             with sessions() as session:

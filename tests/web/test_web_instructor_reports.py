@@ -8,6 +8,7 @@ import json
 import re
 
 from web_helpers import ENGLISH_WHEN, user_id
+from xlsx_cells import read_sheet
 
 from quizsvc import practice, store
 from quizsvc.reports import EVENT_COLUMNS
@@ -62,15 +63,70 @@ def test_the_gradebook_downloads_as_a_streamed_csv_with_a_bom(app, browser_for, 
     rows = {row["name"]: row for row in csv.DictReader(io.StringIO(data[3:].decode("utf-8")))}
     assert set(rows) == {"alice", "bob"}  # students only
     alice = rows["alice"]
-    assert alice["qkv-origin"] == "1.0"
-    assert alice["why-multi-head"] == "0.75"
+    # percentages to one decimal (the default)
+    assert alice["qkv-origin"] == "100.0"
+    assert alice["why-multi-head"] == "75.0"
     assert alice["scaling-by-sqrt-dk"] == ""
-    assert alice["mastery:softmax"] == "0.5"  # one right first attempt: 0 -> 0.5
+    assert alice["best:softmax_row"] == "100.0"
+    assert alice["mastery:softmax_row"] == "50.0"  # one right first attempt: 0 -> 0.5
     # by hand: points 1 (x4 choice questions) and 2 (x2 open), 8 in all;
-    # (1 x 1.0 + 2 x 0.75) / 8 = 2.5 / 8
-    assert alice["total"] == "0.3125"
+    # (1 x 1.0 + 2 x 0.75) / 8 = 2.5 / 8 = 31.25 %, a half rounded up as the pages do
+    assert alice["total"] == "31.3"
     # bob answered nothing: not started, an empty cell rather than a 0
     assert rows["bob"]["total"] == "" and rows["bob"]["last_activity"] == ""
+
+    exact = download(ines, "/instructor/reports/gradebook.csv?exact=1")
+    assert re.fullmatch(
+        r'attachment; filename="gradebook-exact-\d{4}-\d{2}-\d{2}\.csv"',
+        exact.headers["Content-Disposition"],
+    )
+    data = exact.get_data()
+    assert data.startswith(BOM)
+    rows = {row["name"]: row for row in csv.DictReader(io.StringIO(data[3:].decode("utf-8")))}
+    assert (rows["alice"]["total"], rows["alice"]["why-multi-head"]) == ("0.3125", "0.75")
+    two = download(ines, "/instructor/reports/gradebook.csv?decimals=2").get_data()
+    rows = {row["name"]: row for row in csv.DictReader(io.StringIO(two[3:].decode("utf-8")))}
+    assert rows["alice"]["total"] == "31.25"
+
+
+def test_the_gradebook_downloads_as_a_streamed_xlsx(app, browser_for, sessions):
+    alice_works(app, browser_for, sessions)
+    ines = browser_for("ines")
+    response = download(ines, "/instructor/reports/gradebook.xlsx?decimals=2")
+    assert response.mimetype == (
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    )
+    assert re.fullmatch(
+        r'attachment; filename="gradebook-\d{4}-\d{2}-\d{2}\.xlsx"',
+        response.headers["Content-Disposition"],
+    )
+    cells = read_sheet(response.get_data())
+    header = [cells[(0, col)].value for col in range(len(cells)) if (0, col) in cells]
+    alice = next(r for r in (1, 2) if cells[(r, 1)].value == "alice")
+    total = cells[(alice, header.index("total"))]
+    assert (total.kind, total.value, total.number_format) == ("n", "31.25", "0.00")
+    exact = read_sheet(download(ines, "/instructor/reports/gradebook.xlsx?exact=1").get_data())
+    assert exact[(alice, header.index("total"))].value == "0.3125"
+
+
+def test_bad_gradebook_options_are_refused_in_the_page_language(browser_for):
+    ines = browser_for("ines")
+    ines.post("/lang/en")
+    for query, message in (
+        ("decimals=7", "The decimals must be a whole number from 0 to 6, not &#39;7&#39;."),
+        ("decimals=-1", "not &#39;-1&#39;"),
+        ("decimals=1.5", "not &#39;1.5&#39;"),
+        ("exact=yes", "The exact option is 1 or 0, not &#39;yes&#39;."),
+    ):
+        for suffix in ("csv", "xlsx"):
+            response = ines.get(f"/instructor/reports/gradebook.{suffix}?{query}")
+            assert response.status_code == 400, query
+            assert message in response.text, (query, response.text)
+    assert ines.get("/instructor/reports?decimals=x").status_code == 400
+    ines.post("/lang/zh")
+    response = ines.get("/instructor/reports/gradebook.csv?decimals=9")
+    assert response.status_code == 400
+    assert re.search(r"[\u4e00-\u9fff]", response.text.split("<main", 1)[1])
 
 
 def test_the_events_download_as_streamed_csv_and_json_lines(app, browser_for, sessions):
@@ -126,13 +182,27 @@ def test_the_reports_page_links_the_downloads_and_shows_item_statistics(app, bro
     page = ines.get("/instructor/reports")
     assert page.status_code == 200
     for url in (
-        "/instructor/reports/gradebook.csv",
+        "/instructor/reports/gradebook.csv?decimals=1",
+        "/instructor/reports/gradebook.xlsx?decimals=1",
+        "/instructor/reports/gradebook.csv?exact=1",
+        "/instructor/reports/gradebook.xlsx?exact=1",
+        "/instructor/reports/items.csv",
         "/instructor/reports/events.csv",
         "/instructor/reports/events.jsonl",
     ):
         assert f'href="{url}"' in page.text
+    page_two = ines.get("/instructor/reports?decimals=2").text
+    assert 'href="/instructor/reports/gradebook.xlsx?decimals=2"' in page_two
     rows = dict(re.findall(r'<tr data-question="([^"]+)">(.*?)</tr>', page.text, re.DOTALL))
     assert len(rows) == 20  # every question of the bank
+    # alice's drill: its answer grid's cells, each right (0 % wrong)
+    softmax = re.search(
+        r'<tr class="item-details" data-details="drill-softmax-row">(.*?)</tr>', page.text, re.S
+    ).group(1)
+    assert re.findall(r'<span data-cell="(\d+,\d+)"[^>]*>([^<]*)</span>', softmax) == [
+        ("1,1", "0%"), ("1,2", "0%"), ("1,3", "0%"),
+    ]  # fmt: skip
+    assert "(percentages with 1 decimal)" in page.text
     qkv = rows["qkv-origin"]
     assert '<td class="students">1</td>' in qkv and '<td class="facility">100.0%</td>' in qkv
     assert '<td class="mean">0.750</td>' in rows["why-multi-head"]
@@ -140,6 +210,17 @@ def test_the_reports_page_links_the_downloads_and_shows_item_statistics(app, bro
     assert '<td class="facility">—</td>' in rows["scaling-by-sqrt-dk"]
     # one student: no correlation to compute
     assert '<td class="discrimination">—</td>' in qkv
+    # alice chose B: 1 of 1; the correct choice is marked
+    details = re.search(
+        r'<tr class="item-details" data-details="qkv-origin">(.*?)</tr>', page.text, re.S
+    )
+    counts = re.search(r'<ul class="choice-counts">(.*?)</ul>', details.group(1), re.S).group(1)
+    choices = dict(re.findall(r'<li data-choice="([^"]+)">(.*?)</li>', counts))
+    assert '<span class="count">1</span> (100.0%)' in choices["B"] and "✓" in choices["B"]
+    assert '<span class="count">0</span> (0.0%)' in choices["A"] and "✓" not in choices["A"]
+    # the page says which discrimination index it is
+    help_text = re.search(r'<div class="help" id="item-help">(.*?)</div>', page.text, re.S)
+    assert "rest of the test" in help_text.group(1) and "27 %" in help_text.group(1)
 
 
 def column_notes(page: str, list_id: str) -> dict[str, str]:
@@ -164,21 +245,26 @@ def test_the_reports_page_says_what_every_column_of_the_downloads_holds(browser_
     events_header = next(csv.reader(io.StringIO(events)))
     assert events_header == list(EVENT_COLUMNS)
     meanings = {}
-    for lang, fraction_note in (("zh", "0.75 就是页面上的 75%"), ("en", "0.75 is the 75%")):
+    items = download(ines, "/instructor/reports/items.csv").get_data()[3:].decode()
+    items_header = next(csv.reader(io.StringIO(items)))
+    for lang, fraction_note in (("zh", "0.75 即 75%"), ("en", "0.75 is 75%")):
         ines.post(f"/lang/{lang}")
         page = ines.get("/instructor/reports").text
         help_text = re.search(r'<details[^>]*id="export-columns">(.*?)</details>', page, re.DOTALL)
         assert fraction_note in help_text.group(1) and "UTC" in help_text.group(1)
         gradebook_notes = column_notes(page, "gradebook-columns")
         event_notes = column_notes(page, "event-columns")
+        item_notes = column_notes(page, "item-columns")
+        assert list(item_notes) == items_header
         assert sorted(gradebook_notes) == sorted(gradebook_header)
         assert list(event_notes) == events_header
         meanings[lang] = {**gradebook_notes, **event_notes}
+        assert all(meaning.strip() for meaning in item_notes.values())
         assert all(meaning.strip() for meaning in meanings[lang].values())
     # each column's note is written in the page's language
     assert all(re.search(r"[\u4e00-\u9fff]", note) for note in meanings["zh"].values())
     assert not any(re.search(r"[\u4e00-\u9fff]", note) for note in meanings["en"].values())
-    assert "(0 to 1)" in meanings["en"]["total"] and "UTC" in meanings["en"]["at"]
+    assert "Σ(points × score)" in meanings["en"]["total"] and "UTC" in meanings["en"]["at"]
 
 
 def test_the_printable_student_report(app, browser_for, sessions):
@@ -367,3 +453,49 @@ def test_a_download_leaves_no_transaction_open_even_if_abandoned(app, browser_fo
         ines.post(f"/instructor/reviews/{waiting.answer_id}", {"score": "100"}).status_code == 302
     )
     assert len(download(ines, "/instructor/reports/events.jsonl").get_data().splitlines()) == 4
+
+
+def test_the_printable_report_is_in_the_student_s_language(app, browser_for, sessions):
+    """Alice chose Chinese: her report is in Chinese for an instructor reading English, while
+    the page's navigation stays in the instructor's language."""
+    alice_works(app, browser_for, sessions)
+    alice = user_id(sessions, "alice")
+    with sessions() as session:
+        store.set_language(session, alice, "zh")
+        session.commit()
+    ines = browser_for("ines")
+    ines.post("/lang/en")
+    page = ines.get(f"/instructor/students/{alice}/report").text
+    assert '<html lang="en">' in page
+    article = re.search(r"<article (.*?)</article>", page, re.DOTALL).group(0)
+    assert 'lang="zh-CN"' in article.split(">", 1)[0]
+    assert "<h2>章节总分：" in article  # "Chapter total: "
+    assert "Chapter total" not in article
+    assert re.findall(r"<figure class='chart'><figcaption>([^<]*)</figcaption>", article) == [
+        "各技能掌握度（0–100%）",
+        "练习得分（从早到晚，0–100%）",
+    ]
+    # the prompts in the student's language too (qkv-origin's Chinese prompt)
+    prompt = re.search(
+        r'<tr data-question="qkv-origin">.*?<td class="prompt-excerpt">([^<]*)</td>', article, re.S
+    ).group(1)
+    assert re.search(r"[\u4e00-\u9fff]", prompt)
+    note = re.search(r'<p class="no-print help" id="report-language">(.*?)</p>', page, re.S)
+    assert "The report is in the language the student chose: 中文." in note.group(1)
+    nav = page.split("<article", 1)[0]
+    assert "Reports" in nav and "报告" not in nav
+
+    # bob chose nothing: his report is in the instructor's language, and says so
+    bob = user_id(sessions, "bob")
+    page = ines.get(f"/instructor/students/{bob}/report").text
+    assert "<h2>Chapter total: " in page
+    assert "The student has not chosen a language: the report is in yours, English." in page
+
+
+def test_the_print_stylesheet_gives_each_report_its_own_sheet(browser_for):
+    css = browser_for("ines").get("/static/style.css").text
+    assert css.count("@media print") == 1  # the one stylesheet, one print section
+    print_css = css[css.index("@media print") :]
+    print_css = print_css[: print_css.index("\n}\n")]
+    assert re.search(r"article\.student-report \{ break-after: page;", print_css)
+    assert "nav.instructor-nav" in print_css and ".no-print" in print_css

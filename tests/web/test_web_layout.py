@@ -52,10 +52,11 @@ def test_the_learners_and_instructors_tables_scroll_in_named_boxes(app, browser_
         "skills": "Progress per skill",
         "open-answers": "Open answers",
     }
+    # the printable report is in the student's language: alice chose Chinese last
     assert boxed_tables(ines.get(f"/instructor/students/{learner}/report").text) == {
-        "chapter-answers": "Chapter answers",
-        "report-skills": "Mastery",
-        "drill-history": "Drill history",
+        "chapter-answers": "章节题目的作答",
+        "report-skills": "掌握度",
+        "drill-history": "练习记录",
     }
     assert boxed_tables(ines.get("/instructor/students").text) == {"roster": "Students"}
     assert boxed_tables(ines.get("/instructor/reports").text) == {

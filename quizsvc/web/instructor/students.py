@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask import abort, flash, redirect, render_template, request, url_for
-from flask_babel import gettext
+from flask_babel import force_locale, gettext
+from markupsafe import Markup
 
 from quizsvc import reports, store
 from quizsvc.bank import localize
@@ -17,13 +18,15 @@ from quizsvc.store import reports_queries
 from quizsvc.web.auth import create_account, new_account_problem
 from quizsvc.web.context import bank, db
 from quizsvc.web.forms import AccountForm, first_error
-from quizsvc.web.i18n import negotiated_language, skill_name
+from quizsvc.web.i18n import LANGUAGES, negotiated_language, skill_name
 from quizsvc.web.instructor.common import begin_reading, bp, excerpt
 from quizsvc.web.login_session import instructor_required
 from quizsvc.web.progress import in_bank_order
 from quizsvc.web.render import bar_chart_svg, chart_figure, line_chart_svg
 
 HISTORY_LIMIT = 20
+# each language's name in itself, as the language toggle shows it
+LANGUAGE_NAMES = {"zh": "中文", "en": "English"}
 STUDENTS_PER_PAGE = 50
 
 
@@ -174,11 +177,27 @@ def render_student(user: store.User, deletion_error: str | None = None):
 @bp.get("/students/<int:user_id>/report")
 @instructor_required
 def student_report(user_id: int):
+    """The printable report, in the language the student chose (their account's), else the
+    instructor's; the page's navigation stays in the instructor's."""
     begin_reading()
     user = student_or_404(user_id)
     live = bank()
-    lang = negotiated_language()
     report = reports.student_report(db(), live, user.id, history_limit=HISTORY_LIMIT)
+    language_stored = user.language in LANGUAGES
+    lang = user.language if language_stored else negotiated_language()
+    with force_locale(lang):
+        article = Markup(_report_article(report, user, live, lang))
+    return render_template(
+        "instructor/report.html",
+        report=report,
+        article=article,
+        language_stored=language_stored,
+        language_name=LANGUAGE_NAMES[lang],
+    )
+
+
+def _report_article(report: reports.StudentReport, user: store.User, live, lang: str) -> str:
+    """The report itself, rendered in the current locale (``lang``)."""
     graded = [line for line in report.skills if line.progress is not None]
     drill_scores = [line.score for line in reversed(report.drill_history)]
     mastery, drills = (
@@ -186,7 +205,8 @@ def student_report(user_id: int):
         gettext("Drill scores, oldest first (0 to 100 %)"),
     )
     return render_template(
-        "instructor/report.html",
+        "instructor/_student_report.html",
+        lang=lang,
         report=report,
         student=user,
         generated=datetime.now(UTC),
