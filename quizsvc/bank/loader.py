@@ -24,6 +24,7 @@ from types import MappingProxyType
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from engine.corpus import Corpus
 from engine.trained import TrainedModel
 from quizsvc.bank.files import (
     CHAPTER_FILE,
@@ -68,8 +69,10 @@ class Bank:
     # filled in); the question itself keeps ``params`` exactly as authored.
     drill_params: Mapping[str, BaseModel]
     version: str  # see content_version(): the YAML files and the models' files
-    # chapter id -> its trained model (``<chapter>/model/``), for the chapters that have one
+    # chapter id -> its trained model (``<chapter>/model/``) and the corpus it was trained on,
+    # for the chapters that have one
     models: Mapping[str, TrainedModel] = field(default_factory=lambda: MappingProxyType({}))
+    corpora: Mapping[str, Corpus] = field(default_factory=lambda: MappingProxyType({}))
     _chapters_by_id: Mapping[str, Chapter] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -123,15 +126,16 @@ def load_bank(directory: Path, drill_kinds: DrillKinds) -> Bank:
     chapters: list[Chapter] = []
     loaded: list[_LoadedQuestion] = []
     models: dict[str, TrainedModel] = {}
+    corpora: dict[str, Corpus] = {}
     versioned = dict(files)
     for chapter_dir in chapter_directories(files):
         chapter = _load_chapter(chapter_dir, files, documents, errors)
         if chapter is not None:
             chapters.append(chapter)
         versioned |= model_files(directory, chapter_dir)
-        model = load_chapter_model(directory, chapter_dir, errors)
-        if model is not None:
-            models[chapter_dir] = model
+        loaded_model = load_chapter_model(directory, chapter_dir, errors)
+        if loaded_model is not None:
+            models[chapter_dir], corpora[chapter_dir] = loaded_model
         for relative_path in sorted(files):
             if is_question_file(relative_path, chapter_dir) and relative_path in documents:
                 loaded.extend(_load_questions(documents[relative_path], chapter_dir, errors))
@@ -156,6 +160,7 @@ def load_bank(directory: Path, drill_kinds: DrillKinds) -> Bank:
         drill_params=MappingProxyType(drill_params),
         version=content_version(versioned),
         models=MappingProxyType(models),
+        corpora=MappingProxyType(corpora),
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from engine.corpus import CorpusError, read_corpus
+from engine.corpus import Corpus, CorpusError, read_corpus
 from engine.trained import TrainedModel, TrainedModelError, load_trained
 from quizsvc.bank.problems import ContentError, ContentProblem
 
@@ -33,9 +33,10 @@ def model_files(directory: Path, chapter_dir: str) -> dict[str, bytes]:
 
 def load_chapter_model(
     directory: Path, chapter_dir: str, errors: list[ContentError]
-) -> TrainedModel | None:
-    """The chapter's trained model; None if it has no model folder, or (with the reason
-    added to ``errors``) if the model or its corpus cannot be used."""
+) -> tuple[TrainedModel, Corpus] | None:
+    """The chapter's trained model and the corpus it was trained on; None if it has no model
+    folder, or (with the reason added to ``errors``) if the model or its corpus cannot be
+    used."""
     folder = directory / chapter_dir / MODEL_DIR
     if not folder.is_dir():
         return None
@@ -46,7 +47,7 @@ def load_chapter_model(
         errors.append(_error(directory, exc, ContentProblem.CORPUS_INVALID))
         return None
     try:
-        return load_trained(weights, corpus_hash=trained_on.sha256)
+        return load_trained(weights, corpus_hash=trained_on.sha256), trained_on
     except TrainedModelError as exc:
         errors.append(_error(directory, exc, ContentProblem.MODEL_INVALID))
         return None

@@ -23,6 +23,7 @@ from quizsvc.web import (
     i18n,
     instructor,
     login_session,
+    model,
     progress,
     quiz,
     render,
@@ -184,7 +185,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     render.init_app(app)
     errors.init_app(app)
     login_session.init_app(app)  # its CSRF check before the views' own hooks
-    blueprints = (auth.bp, quiz.bp, drills.bp, progress.bp, instructor.bp, api.bp, health.bp)
+    blueprints = (auth.bp, quiz.bp, model.bp, drills.bp, progress.bp, instructor.bp, api.bp)
+    blueprints += (health.bp,)
     for blueprint in blueprints:
         app.register_blueprint(blueprint)
     return app

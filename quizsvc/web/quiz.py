@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import uuid
 
-from flask import Blueprint, abort, redirect, render_template, session, url_for
+from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext, ngettext
 from flask_login import current_user, login_required
 from markupsafe import Markup
@@ -309,8 +309,17 @@ def render_chapter(
 @login_required
 def worked_example():
     """The chapter's data flow step by step, computed by the engine, with the chapter's
-    misprints marked."""
-    return render_template("worked_example.html", **worked_example_page())
+    misprints marked; with ?model=trained, every step with the trained toy model's numbers."""
+    choice = request.args.get("model", "chapter")
+    if choice not in ("chapter", "trained"):
+        abort(400, description=gettext("The model is either 'chapter' or 'trained'."))
+    if choice == "chapter":
+        return render_template("worked_example.html", **worked_example_page())
+    served = bank()
+    chapter = next((c for c in served.chapters if c.id in served.models), None)
+    if chapter is None:
+        abort(404, description=gettext("No chapter has a trained model."))
+    return render_template("worked_example.html", **worked_example_page(served.models[chapter.id]))
 
 
 @bp.get("/chapters/<chapter_id>")

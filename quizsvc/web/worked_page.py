@@ -10,11 +10,20 @@ from flask_babel import gettext
 from markupsafe import Markup
 
 from engine.chapter import Erratum, errata
+from engine.trained import TrainedModel
 from quizsvc.bank.mathml import latex_to_mathml
 from quizsvc.drills import Tensor
 from quizsvc.web.heatmap import heatmap_svg
 from quizsvc.web.render import noted_matrix_table
-from quizsvc.worked_example import Heatmap, Matrix, Source, Step, erratum_label, shape_text
+from quizsvc.worked_example import (
+    Heatmap,
+    Matrix,
+    Source,
+    Step,
+    erratum_label,
+    shape_text,
+    trained_example_parts,
+)
 from quizsvc.worked_example import worked_example_parts as parts_of_the_example
 
 
@@ -85,7 +94,7 @@ def _step(step: Step, number: int, misprints: list[ErratumItem]) -> dict:
         "title": title,
         "heading": heading,
         "sections": step.sections,
-        "from_chapter": step.source is Source.CHAPTER,
+        "source_class": _SOURCE_CLASS[step.source],
         "source": gettext(step.source.value),
         "note": step.note.render(gettext) if step.note else None,
         "formulas": [display_formula(tex) for tex in step.formulas],
@@ -95,15 +104,33 @@ def _step(step: Step, number: int, misprints: list[ErratumItem]) -> dict:
     }
 
 
-def worked_example_page() -> dict:
-    """The template's parts (each with its steps, numbered through) and errata."""
-    misprints = [ErratumItem(e, erratum_label(e).render(gettext)) for e in errata()]
+_SOURCE_CLASS = {
+    Source.CHAPTER: "we-source-chapter",
+    Source.ENGINE: "we-source-engine",
+    Source.TRAINED: "we-source-trained",
+}
+
+
+def worked_example_page(trained: TrainedModel | None = None) -> dict:
+    """The template's parts (each with its steps, numbered through) and errata: the
+    chapter's numbers, or with `trained` that model's (and no errata)."""
+    if trained is None:
+        misprints = [ErratumItem(e, erratum_label(e).render(gettext)) for e in errata()]
+        example = parts_of_the_example()
+    else:
+        misprints, example = [], trained_example_parts(trained)
     parts, number = [], 0
-    for part in parts_of_the_example():
+    for part in example:
         steps = []
         for step in part.steps:
             number += 1
             steps.append(_step(step, number, misprints))
         parts.append({"title": part.title.render(gettext), "steps": steps})
     steps_with_errata = [s for part in parts for s in part["steps"] if s["errata"]]
-    return {"parts": parts, "steps_with_errata": steps_with_errata, "errata_count": len(misprints)}
+    return {
+        "parts": parts,
+        "steps_with_errata": steps_with_errata,
+        "errata_count": len(misprints),
+        "trained": trained is not None,
+        "d_model": trained.config.d_model if trained else None,
+    }
