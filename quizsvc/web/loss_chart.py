@@ -16,9 +16,9 @@ from markupsafe import Markup, escape
 
 from quizsvc.web.render import format_number
 
-WIDTH, HEIGHT = 560, 300  # px
+WIDTH, HEIGHT = 480, 280  # px
 LEFT, RIGHT, TOP, BOTTOM = 72, 16, 12, 48  # px: room for the ticks' labels and axis titles
-FONT = 12  # px
+FONT = 13  # px
 SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 

@@ -4,6 +4,8 @@ the page's language."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from flask_babel import gettext
 
@@ -72,6 +74,7 @@ def model_page(card: ModelCard) -> dict:
         ),
         "milestones": milestones,
         "first_loss": format_loss(first),
+        "uniform_loss": format_number(math.log(card.target_tokens), 2),
         "last_loss": format_loss(last),
         "low_loss": format_number(LOW_LOSS, 2),
         "heatmaps": heatmaps,

@@ -53,6 +53,7 @@ class ModelCard:
     parameters: int
     source_words: int  # the vocabularies without their special tokens
     target_words: int
+    target_tokens: int  # the whole target vocabulary, which the output softmax ranges over
     pairs: int | None  # the corpus's sentence pairs, if known
     seed: int
     losses: np.ndarray  # (steps,) the loss of steps 1, 2, ...
@@ -98,6 +99,7 @@ def model_card(model: TrainedModel, pairs: int | None = None) -> ModelCard:
         parameters=sum(w.size for w in named_weights(model.params).values()),
         source_words=len(model.source_vocab) - 1,  # <pad>
         target_words=len(model.target_vocab) - 3,  # <pad>, <s>, <eos>
+        target_tokens=len(model.target_vocab),
         pairs=pairs,
         seed=model.seed,
         losses=np.asarray(model.losses, dtype=float),
