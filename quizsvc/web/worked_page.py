@@ -26,6 +26,10 @@ from quizsvc.worked_example import (
 )
 from quizsvc.worked_example import worked_example_parts as parts_of_the_example
 
+# a wider heatmap (the trained model's P over 36 tokens) scales down past reading: its
+# table alone shows it
+HEATMAP_COLUMNS = 12
+
 
 @functools.cache
 def display_formula(tex: str) -> Markup:
@@ -78,7 +82,7 @@ def _matrix(matrix: Matrix, heading: str, misprints: list[ErratumItem]) -> dict:
         "table": noted_matrix_table(tensor, shape_text(matrix.shape), region, notes),
         # the table beside it gives its numbers: the picture names them too, for a screen reader
         "heatmap": heatmap_svg(tensor, cell=cell, label=_heatmap_description(matrix, name))
-        if matrix.heatmap
+        if matrix.heatmap and matrix.shape[1] <= HEATMAP_COLUMNS
         else None,
         "errata": shown,
     }
