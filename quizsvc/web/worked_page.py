@@ -4,9 +4,10 @@ language, formulas as MathML, tables with their shapes and the chapter's misprin
 from __future__ import annotations
 
 import functools
+import threading
 from dataclasses import dataclass
 
-from flask_babel import gettext
+from flask_babel import get_locale, gettext
 from markupsafe import Markup
 
 from engine.chapter import Erratum, errata
@@ -115,9 +116,31 @@ _SOURCE_CLASS = {
 }
 
 
+# The page's parts in a language, for the chapter's numbers (None) or a trained model: the
+# same every time (a model is replaced whole on a reload, never changed), and the trained
+# model's tables take a second to build. Each entry keeps its model, so an id is not reused
+# while it is cached; a model that is no longer served leaves the cache.
+_pages: dict[tuple[str, int | None], tuple[TrainedModel | None, dict]] = {}
+_pages_lock = threading.Lock()
+
+
 def worked_example_page(trained: TrainedModel | None = None) -> dict:
     """The template's parts (each with its steps, numbered through) and errata: the
-    chapter's numbers, or with `trained` that model's (and no errata)."""
+    chapter's numbers, or with `trained` that model's (and no errata). Built once per
+    language and model."""
+    key = (str(get_locale()), None if trained is None else id(trained))
+    cached = _pages.get(key)
+    if cached is not None and cached[0] is trained:
+        return cached[1]
+    page = _build_page(trained)
+    with _pages_lock:
+        for other in [k for k, (m, _) in _pages.items() if m is not None and m is not trained]:
+            del _pages[other]
+        _pages[key] = (trained, page)
+    return page
+
+
+def _build_page(trained: TrainedModel | None) -> dict:
     if trained is None:
         misprints = [ErratumItem(e, erratum_label(e).render(gettext)) for e in errata()]
         example = parts_of_the_example()

@@ -8,6 +8,8 @@ import shutil
 
 import pytest
 
+from engine.trained import load_trained
+from quizsvc.web import worked_page
 from quizsvc.web.loss_chart import decade_label, loss_chart_svg, step_ticks
 
 PATHS = ("/model", "/worked-example?model=trained", "/worked-example")
@@ -160,3 +162,16 @@ def test_the_loss_curve_s_points_are_on_a_log_scale():
     assert points == [(170.0, 12.0), (268.0, 85.3), (464.0, 232.0)]
     y_labels = re.findall(r"text-anchor='end' font-size='13'>([^<]*)</text>", svg)
     assert y_labels == ["0.01", "0.1", "1", "10"]
+
+
+def test_the_trained_page_is_built_once_per_language_and_model(app, content_dir):
+    weights = content_dir / "transformer-by-hand" / "model" / "model.npz"
+    first, second = load_trained(weights), load_trained(weights)
+    with app.test_request_context("/worked-example?model=trained"):
+        page = worked_page.worked_example_page(first)
+        assert worked_page.worked_example_page(first) is page
+        assert worked_page.worked_example_page() is worked_page.worked_example_page()
+        # a reload's model (equal numbers, another object) gets its own page; the old goes
+        again = worked_page.worked_example_page(second)
+        assert again is not page and again["parts"][0]["steps"][0]["title"]
+        assert all(model is not first for model, _ in worked_page._pages.values())
