@@ -7,15 +7,29 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from flask import abort
 from flask_babel import gettext
 
+from engine.trained import TrainedModel
 from quizsvc.drills import Tensor
+from quizsvc.web.context import bank
 from quizsvc.web.heatmap import heatmap_figure
 from quizsvc.web.loss_chart import loss_chart_svg
 from quizsvc.web.render import format_number
 from quizsvc.worked_example.model_card import LOW_LOSS, ModelCard
 
 RETRAIN_COMMAND = "quizsvc model train"
+
+
+def served_model() -> tuple[TrainedModel, int | None]:
+    """The trained model of the first chapter (in the bank's order) that has one, and the
+    number of pairs it was trained on; a 404 if no chapter has one."""
+    served = bank()
+    chapter = next((c for c in served.chapters if c.id in served.models), None)
+    if chapter is None:
+        abort(404, description=gettext("No chapter has a trained model."))
+    corpus = served.corpora.get(chapter.id)
+    return served.models[chapter.id], len(corpus.pairs) if corpus else None
 
 
 def format_probability(p: float) -> str:

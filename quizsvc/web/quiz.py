@@ -35,6 +35,7 @@ from quizsvc.web.context import bank, db
 from quizsvc.web.drill_parts import cell_marks, tolerance_rule
 from quizsvc.web.forms import ChapterAnswerForm, first_error
 from quizsvc.web.i18n import answer_problem, as_sentence, negotiated_language
+from quizsvc.web.model_page import served_model
 from quizsvc.web.render import format_number, format_whole_percent, matrix_table
 from quizsvc.web.worked_page import worked_example_page
 
@@ -315,11 +316,8 @@ def worked_example():
         abort(400, description=gettext("The model is either 'chapter' or 'trained'."))
     if choice == "chapter":
         return render_template("worked_example.html", **worked_example_page())
-    served = bank()
-    chapter = next((c for c in served.chapters if c.id in served.models), None)
-    if chapter is None:
-        abort(404, description=gettext("No chapter has a trained model."))
-    return render_template("worked_example.html", **worked_example_page(served.models[chapter.id]))
+    model, _pairs = served_model()
+    return render_template("worked_example.html", **worked_example_page(model))
 
 
 @bp.get("/chapters/<chapter_id>")
