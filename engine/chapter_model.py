@@ -12,7 +12,8 @@ words I, love, you have their rows of E too. Every other weight is drawn from
 short; LayerNorm starts as γ = 1, β = 0, as it does before training.
 
 The weights are not trained, so the model does not translate: the greedy steps show how
-decoding proceeds, not a good translation.
+decoding proceeds, not a good translation. `sentence_run()` runs any model whose vocabularies
+hold the chapter's words (the trained toy model, `engine.trained`) on the same sentence.
 """
 
 from __future__ import annotations
@@ -117,6 +118,10 @@ class GreedyStep:
 @dataclass(frozen=True)
 class ChapterModelRun:
     params: TransformerParams
+    config: TransformerConfig
+    source_vocab: tuple[str, ...]  # id -> token
+    target_vocab: tuple[str, ...]
+    source: tuple[int, ...]  # 我 爱 你
     trace: Trace  # the teacher-forcing pass, named as engine.model records it
     decoder_input: tuple[int, ...]  # <s> I love you
     labels: tuple[int, ...]  # I love you <eos>
@@ -132,23 +137,44 @@ class ChapterModelRun:
 
 
 def chapter_model_run() -> ChapterModelRun:
-    params = chapter_model_params()
+    return sentence_run(chapter_model_params(), CONFIG, SOURCE_VOCAB, TARGET_VOCAB)
+
+
+def sentence_run(
+    params: TransformerParams,
+    config: TransformerConfig,
+    source_vocab: tuple[str, ...],
+    target_vocab: tuple[str, ...],
+) -> ChapterModelRun:
+    """The model on the chapter's sentence: 我 爱 你 → I love you with teacher forcing, traced,
+    and greedy decoding of 我 爱 你 for up to `MAX_STEPS` tokens. ValueError if a vocabulary
+    lacks one of the sentence's words."""
+    source_words, target_words = (SOURCE_VOCAB[i] for i in SOURCE_IDS), ("I", "love", "you")
+    try:
+        source_ids = tuple(source_vocab.index(w) for w in source_words)
+        target_ids = [target_vocab.index(w) for w in target_words]
+    except ValueError as exc:
+        raise ValueError(f"the vocabulary lacks a word of 我 爱 你 → I love you: {exc}") from None
     trace = Trace()
-    source = np.array(SOURCE_IDS)
-    loss, logits, batch = teacher_forcing_loss(source, [list(TARGET_IDS)], params, CONFIG, trace)
+    source = np.array(source_ids)
+    loss, logits, batch = teacher_forcing_loss(source, [target_ids], params, config, trace)
     labels = batch.labels[0]
     logp = log_softmax(logits[0])  # (t, vocab)
     picked = logp[np.arange(len(labels)), labels]
-    greedy = greedy_decode(source, params, CONFIG, max_len=MAX_STEPS)
+    greedy = greedy_decode(source, params, config, max_len=MAX_STEPS)
     return ChapterModelRun(
         params=params,
+        config=config,
+        source_vocab=tuple(source_vocab),
+        target_vocab=tuple(target_vocab),
+        source=source_ids,
         trace=trace,
         decoder_input=tuple(int(i) for i in batch.decoder_input[0]),
         labels=tuple(int(i) for i in labels),
         label_probs=np.exp(picked),
         position_losses=-picked,
         loss=loss,
-        greedy=_greedy_steps(greedy, CONFIG.bos_id),
+        greedy=_greedy_steps(greedy, config.bos_id),
     )
 
 

@@ -179,6 +179,8 @@ def photograph_pages(page, variants: dict[str, int], out: Path, suffix: str) -> 
         ("drill-feedback", f"/variants/{variants[WITH_FEEDBACK]}"),
         ("progress", "/progress"),
         ("worked-example", "/worked-example"),
+        ("worked-example-trained", "/worked-example?model=trained"),
+        ("model", "/model"),
     ):
         page.goto(path)
         shots.append(shoot(page, out / f"{name}-{suffix}.png"))

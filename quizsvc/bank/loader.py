@@ -74,7 +74,8 @@ class Bank:
     # filled in); the question itself keeps ``params`` exactly as authored.
     drill_params: Mapping[str, BaseModel]
     version: str  # see content_version(): the YAML files and the models' files
-    # chapter id -> its trained model (``<chapter>/model/``), for the chapters that have one
+    # chapter id -> its trained model (``<chapter>/model/``) and the corpus it was trained on,
+    # for the chapters that have one
     models: Mapping[str, TrainedModel] = field(default_factory=lambda: MappingProxyType({}))
     # chapter id -> the corpus its trained model was trained on (the same chapters)
     corpora: Mapping[str, Corpus] = field(default_factory=lambda: MappingProxyType({}))

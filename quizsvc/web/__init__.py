@@ -24,6 +24,7 @@ from quizsvc.web import (
     instructor,
     login_session,
     lti,
+    model,
     progress,
     quiz,
     render,
@@ -216,6 +217,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     blueprints = (
         auth.bp,
         quiz.bp,
+        model.bp,
         drills.bp,
         progress.bp,
         instructor.bp,

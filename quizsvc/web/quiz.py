@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import uuid
 
-from flask import Blueprint, abort, redirect, render_template, session, url_for
+from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext, ngettext
 from flask_login import current_user, login_required
 from markupsafe import Markup
@@ -35,6 +35,7 @@ from quizsvc.web.context import bank, db
 from quizsvc.web.drill_parts import cell_marks, tolerance_rule
 from quizsvc.web.forms import ChapterAnswerForm, first_error
 from quizsvc.web.i18n import answer_problem, as_sentence, negotiated_language
+from quizsvc.web.model_page import served_model
 from quizsvc.web.render import format_number, format_whole_percent, matrix_table
 from quizsvc.web.worked_page import worked_example_page
 
@@ -309,8 +310,14 @@ def render_chapter(
 @login_required
 def worked_example():
     """The chapter's data flow step by step, computed by the engine, with the chapter's
-    misprints marked."""
-    return render_template("worked_example.html", **worked_example_page())
+    misprints marked; with ?model=trained, every step with the trained toy model's numbers."""
+    choice = request.args.get("model", "chapter")
+    if choice not in ("chapter", "trained"):
+        abort(400, description=gettext("The model is either 'chapter' or 'trained'."))
+    if choice == "chapter":
+        return render_template("worked_example.html", **worked_example_page())
+    model, _pairs = served_model()
+    return render_template("worked_example.html", **worked_example_page(model))
 
 
 @bp.get("/chapters/<chapter_id>")

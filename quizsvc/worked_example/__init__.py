@@ -1,17 +1,19 @@
 """The chapter's data flow step by step (the page /worked-example and `make example`): its
 one-head example with the numbers it prints (recomputed, its misprints marked), then what it
 describes without numbers run by the engine's tiny model with seeded weights
-(engine.chapter_model)."""
+(engine.chapter_model); or every step on the chapter's sentence with the trained toy model's
+numbers (`trained_example_parts`)."""
 
 from __future__ import annotations
 
 from functools import cache
 
 from engine.chapter import Erratum, worked_example
-from engine.chapter_model import chapter_model_run
+from engine.chapter_model import chapter_model_run, sentence_run
+from engine.trained import TrainedModel
 from quizsvc.messages import N_
 from quizsvc.worked_example.decoder import decoder_steps, greedy_steps
-from quizsvc.worked_example.encoder import chapter_steps, encoder_steps
+from quizsvc.worked_example.encoder import chapter_steps, encoder_steps, trained_input_steps
 from quizsvc.worked_example.steps import (
     Heatmap,
     Matrix,
@@ -36,6 +38,7 @@ __all__ = [
     "erratum_label",
     "format_matrix",
     "shape_text",
+    "trained_example_parts",
     "worked_example_parts",
     "worked_example_text",
 ]
@@ -50,6 +53,22 @@ def worked_example_parts() -> tuple[Part, ...]:
         Part(text(N_("Encoder: the source 我 爱 你")), (*chapter_steps(ex), *encoder_steps(run))),
         Part(text(N_("Decoder, trained with teacher forcing")), decoder_steps(run, ex)),
         Part(text(N_("Inference: greedy decoding")), greedy_steps(run)),
+    )
+
+
+def trained_example_parts(model: TrainedModel) -> tuple[Part, ...]:
+    """The same steps with the trained model's numbers throughout: its embedding of 我 爱 你,
+    its heads, its decoder and its greedy decoding (the chapter's numbers, and so its
+    misprints, are not among them)."""
+    run = sentence_run(model.params, model.config, model.source_vocab, model.target_vocab)
+    trained = Source.TRAINED
+    return (
+        Part(
+            text(N_("Encoder: the source 我 爱 你")),
+            (*trained_input_steps(run), *encoder_steps(run, trained)),
+        ),
+        Part(text(N_("Decoder, trained with teacher forcing")), decoder_steps(run, None, trained)),
+        Part(text(N_("Inference: greedy decoding")), greedy_steps(run, trained)),
     )
 
 

@@ -1,19 +1,21 @@
 """The decoder's steps (the chapter's sections 7-8): its masking demonstration with its own
-numbers, then the engine's tiny model through the decoder, the output softmax, the
-teacher-forcing loss and greedy decoding."""
+numbers, then a model (the engine's tiny seeded one or the trained toy model) through the
+decoder, the output softmax, the teacher-forcing loss and greedy decoding."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.chapter import DECODER_TOKENS, DIMENSIONS, TOKENS, UNMASKED_WEIGHTS, WorkedExample
-from engine.chapter_model import CONFIG, TARGET_VOCAB, ChapterModelRun
+from engine.chapter import DECODER_TOKENS, UNMASKED_WEIGHTS, WorkedExample
+from engine.chapter_model import ChapterModelRun
 from quizsvc.messages import N_
 from quizsvc.worked_example.encoder import (
-    HIDDEN,
-    LAYER_NORM,
     attention_weights,
+    dimensions,
     ffn_weights,
+    hidden_units,
+    layer_norm,
+    source_tokens,
     sub,
 )
 from quizsvc.worked_example.steps import Heatmap, Matrix, Source, Step, symbol, text
@@ -24,8 +26,8 @@ OUTPUT_SOFTMAX = (
 CAUSAL_MASK = r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases}"
 
 
-def tokens_text(ids: tuple[int, ...]) -> str:
-    return " ".join(TARGET_VOCAB[i] for i in ids)
+def tokens_text(run: ChapterModelRun, ids: tuple[int, ...]) -> str:
+    return " ".join(run.target_vocab[i] for i in ids)
 
 
 def masking_step(ex: WorkedExample) -> Step:
@@ -58,39 +60,50 @@ def masking_step(ex: WorkedExample) -> Step:
     )
 
 
-def decoder_steps(run: ChapterModelRun, ex: WorkedExample) -> tuple[Step, ...]:
-    """The decoder trained with teacher forcing: its input is <s> and the target at once."""
-    tokens = tuple(TARGET_VOCAB[i] for i in run.decoder_input)
-    dims, layer = DIMENSIONS, run.params.decoder_layers[0]
+def decoder_steps(
+    run: ChapterModelRun, ex: WorkedExample | None, source: Source = Source.ENGINE
+) -> tuple[Step, ...]:
+    """The decoder trained with teacher forcing: its input is <s> and the target at once. With
+    the chapter's example `ex`, its masking demonstration too."""
+    tokens = tuple(run.target_vocab[i] for i in run.decoder_input)
+    vocab = run.target_vocab
+    dims, layer = dimensions(run), run.params.decoder_layers[0]
     self_attn, cross = "decoder.0.self_attn", "decoder.0.cross_attn"
-    heads = range(CONFIG.n_heads)
+    heads = range(run.config.n_heads)
+    d_k = run.config.d_k
+    input_note = (
+        N_(
+            "Training feeds the decoder <s> followed by the whole target, I love you, in one "
+            "pass (teacher forcing). The target embedding E_tgt is the trained model's."
+        )
+        if source is Source.TRAINED
+        else N_(
+            "Training feeds the decoder <s> followed by the whole target, I love you, "
+            "in one pass (teacher forcing). I, love and you have their rows of the "
+            "chapter's E; <s> and <eos> are seeded."
+        )
+    )
     return (
         Step(
             "decoder-input",
             text(N_("Decoder input: embedding + positional encoding")),
             "8.1–8.2",
-            Source.ENGINE,
+            source,
             (r"Y' = Y + PE",),
             (
                 Matrix(symbol("Y"), run["decoder.embedding"], tokens, dims),
                 Matrix(symbol("PE"), run.trace["decoder.positional"], tokens, dims),
                 Matrix(symbol("Y' = Y + PE"), run["decoder.input"], tokens, dims),
             ),
-            given=(Matrix(symbol("E_tgt"), run.params.tgt_embedding, TARGET_VOCAB, dims),),
-            note=text(
-                N_(
-                    "Training feeds the decoder <s> followed by the whole target, I love you, "
-                    "in one pass (teacher forcing). I, love and you have their rows of the "
-                    "chapter's E; <s> and <eos> are seeded."
-                )
-            ),
+            given=(Matrix(symbol("E_tgt"), run.params.tgt_embedding, vocab, dims),),
+            note=text(input_note),
         ),
-        masking_step(ex),
+        *((masking_step(ex),) if ex is not None else ()),
         Step(
             "decoder-self-attention",
             text(N_("Decoder masked self-attention")),
             "7, 7.1",
-            Source.ENGINE,
+            source,
             (
                 r"\mathrm{head}_i = \operatorname{softmax}\left(\frac{Q_i K_i^\top}{\sqrt{d_k}}"
                 r" + M\right) V_i",
@@ -103,7 +116,7 @@ def decoder_steps(run: ChapterModelRun, ex: WorkedExample) -> tuple[Step, ...]:
                     for h in heads
                     for matrix in (
                         Matrix(
-                            symbol(f"Q{sub(h + 1)} K{sub(h + 1)}ᵀ / √2 + M"),
+                            symbol(f"Q{sub(h + 1)} K{sub(h + 1)}ᵀ / √{d_k} + M"),
                             run[f"{self_attn}.masked_scores"][h],
                             tokens,
                             tokens,
@@ -120,13 +133,13 @@ def decoder_steps(run: ChapterModelRun, ex: WorkedExample) -> tuple[Step, ...]:
                 Matrix(symbol("MultiHead(Y')"), run[f"{self_attn}.output"], tokens, dims),
                 Matrix(symbol("H₁"), run["decoder.0.norm1.output"], tokens, dims),
             ),
-            given=attention_weights(layer.self_attn),
+            given=attention_weights(layer.self_attn, dims),
         ),
         Step(
             "cross-attention",
             text(N_("Cross-attention")),
             "7.2",
-            Source.ENGINE,
+            source,
             (
                 r"Q = H_1 W_Q",
                 r"K = \mathrm{memory}\, W_K,\quad V = \mathrm{memory}\, W_V",
@@ -139,7 +152,7 @@ def decoder_steps(run: ChapterModelRun, ex: WorkedExample) -> tuple[Step, ...]:
                         symbol(f"A{sub(h + 1)}"),
                         run[f"{cross}.weights"][h],
                         tokens,
-                        TOKENS,
+                        source_tokens(run),
                         heatmap=Heatmap.ATTENTION,
                     )
                     for h in heads
@@ -147,7 +160,7 @@ def decoder_steps(run: ChapterModelRun, ex: WorkedExample) -> tuple[Step, ...]:
                 Matrix(symbol("C = MultiHead(H₁, memory)"), run[f"{cross}.output"], tokens, dims),
                 Matrix(symbol("H₂"), run["decoder.0.norm2.output"], tokens, dims),
             ),
-            given=attention_weights(layer.cross_attn),
+            given=attention_weights(layer.cross_attn, dims),
             note=text(
                 N_(
                     "Queries come from the decoder, keys and values from the encoder's output: "
@@ -160,31 +173,34 @@ def decoder_steps(run: ChapterModelRun, ex: WorkedExample) -> tuple[Step, ...]:
             "decoder-ffn",
             text(N_("Decoder FFN and Add & Norm")),
             "6–7",
-            Source.ENGINE,
+            source,
             (
                 r"H_3 = \operatorname{LayerNorm}\left(H_2 + \operatorname{FFN}(H_2)\right)",
-                *LAYER_NORM,
+                *layer_norm(source),
             ),
             (
-                Matrix(symbol("max(0, H₂ W₁ + b₁)"), run["decoder.0.ffn.hidden"], tokens, HIDDEN),
+                Matrix(
+                    symbol("max(0, H₂ W₁ + b₁)"),
+                    run["decoder.0.ffn.hidden"],
+                    tokens,
+                    hidden_units(run),
+                ),
                 Matrix(symbol("FFN(H₂)"), run["decoder.0.ffn.output"], tokens, dims),
                 Matrix(symbol("H₃"), run["decoder.output"], tokens, dims),
             ),
-            given=ffn_weights(layer.ffn),
+            given=ffn_weights(layer.ffn, run),
         ),
         Step(
             "output-softmax",
             text(N_("Output projection and softmax")),
             "8.2",
-            Source.ENGINE,
+            source,
             (OUTPUT_SOFTMAX,),
             (
-                Matrix(symbol("logits"), run["logits"], tokens, TARGET_VOCAB),
-                Matrix(
-                    symbol("P"), run["probs"], tokens, TARGET_VOCAB, heatmap=Heatmap.PROBABILITIES
-                ),
+                Matrix(symbol("logits"), run["logits"], tokens, vocab),
+                Matrix(symbol("P"), run["probs"], tokens, vocab, heatmap=Heatmap.PROBABILITIES),
             ),
-            given=(Matrix(symbol("W_out"), run.params.w_out, dims, TARGET_VOCAB),),
+            given=(Matrix(symbol("W_out"), run.params.w_out, dims, vocab),),
             note=text(
                 N_(
                     "Row t of P is the model's prediction for the token after position t, "
@@ -192,19 +208,19 @@ def decoder_steps(run: ChapterModelRun, ex: WorkedExample) -> tuple[Step, ...]:
                 )
             ),
         ),
-        loss_step(run, tokens),
+        loss_step(run, tokens, source),
     )
 
 
-def loss_step(run: ChapterModelRun, tokens: tuple[str, ...]) -> Step:
-    labels = tuple(TARGET_VOCAB[i] for i in run.labels)
+def loss_step(run: ChapterModelRun, tokens: tuple[str, ...], source: Source) -> Step:
+    labels = tuple(run.target_vocab[i] for i in run.labels)
     positions = tuple(f"{token} → {label}" for token, label in zip(tokens, labels, strict=True))
     total = float(run.position_losses.sum())
     return Step(
         "loss",
         text(N_("Teacher-forcing loss")),
         "8.1",
-        Source.ENGINE,
+        source,
         (r"\mathcal{L} = -\frac{1}{T} \sum_{t=1}^{T} \log P_{t,\,y_t}",),
         (
             Matrix(
@@ -226,24 +242,30 @@ def loss_step(run: ChapterModelRun, tokens: tuple[str, ...]) -> Step:
     )
 
 
-def greedy_steps(run: ChapterModelRun) -> tuple[Step, ...]:
+def greedy_steps(run: ChapterModelRun, source: Source = Source.ENGINE) -> tuple[Step, ...]:
     """Inference: one decoder pass per new token, each on what has been generated so far."""
     steps = []
+    eos = run.config.eos_id
+    output = tokens_text(run, tuple(s.chosen for s in run.greedy if s.chosen != eos))
     for number, step in enumerate(run.greedy, start=1):
-        prefix, chosen = tokens_text(step.prefix), TARGET_VOCAB[step.chosen]
-        note = (
-            N_(
+        prefix, chosen = tokens_text(run, step.prefix), run.target_vocab[step.chosen]
+        if step.chosen != eos:
+            note = N_(
                 "The encoder's output is computed once; the decoder reads the tokens so far, "
                 "{prefix}, and the last position's P gives the next token: the largest, "
                 "{token}."
             )
-            if chosen != TARGET_VOCAB[CONFIG.eos_id]
-            else N_(
+        elif source is Source.TRAINED:
+            note = N_(
+                "The decoder reads {prefix}; the largest probability is <eos>, so decoding "
+                "stops. The trained model translates 我 爱 你 as {output}."
+            )
+        else:
+            note = N_(
                 "The decoder reads {prefix}; the largest probability is <eos>, so decoding "
                 "stops. Untrained, the model does not translate: the steps show how decoding "
                 "runs."
             )
-        )
         steps.append(
             Step(
                 f"greedy-{number}",
@@ -254,17 +276,17 @@ def greedy_steps(run: ChapterModelRun) -> tuple[Step, ...]:
                     token=chosen,
                 ),
                 "8.1",
-                Source.ENGINE,
+                source,
                 (r"y_t = \underset{w}{\operatorname{argmax}}\, P(w \mid y_{<t},\ x)",),
                 (
                     Matrix(
                         text(N_("The last position's logits and P")),
                         np.vstack([step.logits, step.probs]),
                         ("logits", "P"),
-                        TARGET_VOCAB,
+                        run.target_vocab,
                     ),
                 ),
-                note=text(note, prefix=prefix, token=chosen),
+                note=text(note, prefix=prefix, token=chosen, output=output),
             )
         )
     return tuple(steps)

@@ -34,6 +34,7 @@ class Source(Enum):
 
     CHAPTER = N_("The chapter's numbers, recomputed by the engine")
     ENGINE = N_("The engine's tiny model with seeded weights")
+    TRAINED = N_("The trained toy model's numbers")
 
 
 class Heatmap(Enum):

@@ -38,7 +38,15 @@ def test_a_chapter_with_a_model_folder_has_its_model(make_content, drill_kinds):
     # the chapter's vocabulary: 我 爱 你 and I love you at the ids the chapter gives them
     assert model.source_vocab[1:4] == ("我", "爱", "你")
     assert model.target_vocab[:6] == ("<pad>", "<s>", "<eos>", "I", "love", "you")
-    assert load_bank(make_content({"ch/q.yaml": OPEN_QUESTION}), drill_kinds).models == {}
+    # and the corpus it was trained on, its first pair the chapter's sentence
+    corpus = bank.corpora["ch"]
+    assert len(corpus.pairs) == 40 and corpus.sha256 == model.corpus_sha256
+    assert (corpus.pairs[0].source, corpus.pairs[0].target) == (
+        ("我", "爱", "你"),
+        ("I", "love", "you"),
+    )
+    without = load_bank(make_content({"ch/q.yaml": OPEN_QUESTION}), drill_kinds)
+    assert without.models == {} and without.corpora == {}
 
 
 def test_a_retrained_model_is_a_new_version(make_content, drill_kinds):

@@ -26,6 +26,7 @@ from engine.chapter_model import (
     TARGET_VOCAB,
     chapter_model_params,
     chapter_model_run,
+    sentence_run,
 )
 
 
@@ -117,3 +118,14 @@ def test_each_greedy_step_decodes_its_prefix_and_picks_the_most_likely_token(run
     # the seed's run stops at <eos>, within the steps it is allowed
     assert steps[-1].chosen == CONFIG.eos_id
     assert all(s.chosen != CONFIG.eos_id for s in steps[:-1])
+
+
+def test_a_model_whose_vocabulary_lacks_a_word_of_the_sentence_is_refused():
+    vocab = tuple(w if w != "love" else "like" for w in TARGET_VOCAB)
+    with pytest.raises(ValueError, match="lacks a word of 我 爱 你"):
+        sentence_run(chapter_model_params(), CONFIG, SOURCE_VOCAB, vocab)
+
+
+def test_the_run_carries_the_model_s_config_and_vocabularies(run):
+    assert run.config is CONFIG and run.source == SOURCE_IDS
+    assert (run.source_vocab, run.target_vocab) == (SOURCE_VOCAB, TARGET_VOCAB)
