@@ -7,6 +7,7 @@ Each write is one transaction on the given Session, as the other write functions
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,6 +17,7 @@ from sqlalchemy.orm import Session
 from quizsvc.store.arguments import aware
 from quizsvc.store.errors import NotFound
 from quizsvc.store.jsonvalues import to_json_value
+from quizsvc.store.lti_models import LtiAccount, LtiGradeLink, LtiGradeOutbox, LtiLaunchValue
 from quizsvc.store.models import (
     DrillVariant,
     LoginAttempt,
@@ -55,11 +57,20 @@ def reactivate_student(session: Session, user_id: int) -> User:
 
 def delete_student(session: Session, user_id: int, *, name_keys: tuple[str, ...] = ()) -> None:
     """Delete the student and every row recorded of them: their answers and the reviews of
-    them, their variants and submissions, their progress, their logins, and the login
-    throttle's counts under ``name_keys`` (the keys the web app counts their name under).
-    NotFound for no such student."""
+    them, their variants and submissions, their progress, their logins, the login
+    throttle's counts under ``name_keys`` (the keys the web app counts their name under),
+    their LMS accounts, grade links and queued grades, and the launch values an LMS sent for
+    them (the values name the LMS user). NotFound for no such student."""
     with write_transaction(session):
         _student(session, user_id)
+        subs = session.scalars(select(LtiAccount.sub).where(LtiAccount.user_id == user_id)).all()
+        if subs:
+            # the id_token's claim, as json.dumps writes it
+            named = [f'"sub": {json.dumps(sub, ensure_ascii=False)}' for sub in subs]
+            for key, value in session.execute(select(LtiLaunchValue.key, LtiLaunchValue.value)):
+                stored = json.dumps(value, ensure_ascii=False)
+                if any(sub in stored for sub in named):
+                    session.execute(delete(LtiLaunchValue).where(LtiLaunchValue.key == key))
         answers = select(QuizAnswer.id).where(QuizAnswer.learner_id == user_id)
         session.execute(delete(OpenAnswerReview).where(OpenAnswerReview.answer_id.in_(answers)))
         for model, column in (
@@ -68,6 +79,9 @@ def delete_student(session: Session, user_id: int, *, name_keys: tuple[str, ...]
             (DrillVariant, DrillVariant.learner_id),
             (SkillProgressRecord, SkillProgressRecord.learner_id),
             (LoginSession, LoginSession.user_id),
+            (LtiGradeOutbox, LtiGradeOutbox.user_id),
+            (LtiGradeLink, LtiGradeLink.user_id),
+            (LtiAccount, LtiAccount.user_id),
         ):
             session.execute(delete(model).where(column == user_id))
         if name_keys:
@@ -126,6 +140,16 @@ def personal_data(session: Session, user_id: int) -> dict[str, Any]:
             "deactivated_at": _moment(user.deactivated_at),
             "has_api_token": user.api_token_hash is not None,
         },
+        "lms_accounts": [
+            {
+                "issuer": account.issuer,
+                "sub": account.sub,
+                "created_at": _moment(account.created_at),
+            }
+            for account in session.scalars(
+                select(LtiAccount).where(LtiAccount.user_id == user_id).order_by(LtiAccount.id)
+            )
+        ],
         "logins": [
             {
                 "began_at": _moment(login.created_at),

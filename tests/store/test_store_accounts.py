@@ -11,6 +11,7 @@ from sqlalchemy import JSON, String, Text, select
 
 from quizsvc import store
 from quizsvc.store import Base
+from quizsvc.store.lti_models import LtiAccount, LtiGradeOutbox, LtiLaunchValue
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # as in conftest.py
 LIMITS = (store.AttemptLimit(10, timedelta(minutes=15)),)
@@ -57,6 +58,19 @@ def ada_with_work(session_factory, add_user, instructor, issue, submit):
             store.count_attempt(
                 session, store.Counter(f"password:{name}", LIMITS), keep=timedelta(days=1)
             )
+        with session_factory() as session:  # launched from an LMS once, a grade queued
+            session.add(
+                LtiAccount(issuer="https://lms", sub=f"sub-{name}", user_id=user_id, created_at=T0)
+            )
+            session.add(LtiGradeOutbox(user_id=user_id, queued_at=T0))
+            session.add(
+                LtiLaunchValue(
+                    key=f"launch-{name}",
+                    value={"sub": f"sub-{name}", "name": name},
+                    expires_at=T0 + timedelta(hours=1),
+                )
+            )
+            session.commit()
     return learner, other_learner
 
 
@@ -91,7 +105,7 @@ def test_deleting_a_student_leaves_nothing_of_them_and_all_of_the_others(
 ):
     ada, bob = ada_with_work
     with session_factory() as session:
-        assert len(rows_naming(session, ada, ADA)) >= 7  # the fixture's work is there
+        assert len(rows_naming(session, ada, ADA)) >= 10  # the fixture's work is there
         bob_before = rows_naming(session, bob, BOB)
     with session_factory() as session:
         store.delete_student(session, ada, name_keys=(f"password:{ADA}",))
@@ -151,6 +165,9 @@ def test_the_personal_data_hold_their_work_and_no_one_elses(session_factory, ada
     assert BOB not in text
     assert data["account"]["name"] == ADA
     assert data["account"]["has_api_token"] is True
+    assert [(a["issuer"], a["sub"]) for a in data["lms_accounts"]] == [
+        ("https://lms", f"sub-{ADA}")
+    ]
     [variant] = data["drill_variants"]
     assert variant["question_id"] == "scores-1"
     assert [s["answer"] for s in variant["submissions"]] == [f"{ADA}-1"]
