@@ -17,11 +17,13 @@ from quizsvc.store.arguments import aware
 from quizsvc.store.errors import NotFound
 from quizsvc.store.jsonvalues import to_json_value
 from quizsvc.store.models import (
+    DeadlineExtension,
     DrillVariant,
     LoginAttempt,
     LoginSession,
     OpenAnswerReview,
     QuizAnswer,
+    QuizStart,
     SkillProgressRecord,
     Submission,
     User,
@@ -55,7 +57,8 @@ def reactivate_student(session: Session, user_id: int) -> User:
 
 def delete_student(session: Session, user_id: int, *, name_keys: tuple[str, ...] = ()) -> None:
     """Delete the student and every row recorded of them: their answers and the reviews of
-    them, their variants and submissions, their progress, their logins, and the login
+    them, their variants and submissions, their progress, their logins, their quiz starts
+    and deadline extensions, and the login
     throttle's counts under ``name_keys`` (the keys the web app counts their name under).
     NotFound for no such student."""
     with write_transaction(session):
@@ -68,6 +71,8 @@ def delete_student(session: Session, user_id: int, *, name_keys: tuple[str, ...]
             (DrillVariant, DrillVariant.learner_id),
             (SkillProgressRecord, SkillProgressRecord.learner_id),
             (LoginSession, LoginSession.user_id),
+            (QuizStart, QuizStart.learner_id),
+            (DeadlineExtension, DeadlineExtension.learner_id),
         ):
             session.execute(delete(model).where(column == user_id))
         if name_keys:
@@ -98,6 +103,7 @@ def personal_data(session: Session, user_id: int) -> dict[str, Any]:
                 "raw_score": row.raw_score,
                 "penalty": row.penalty_applied,
                 "score": row.score,
+                "late_penalty": row.late_penalty,
                 "cells": to_json_value(row.cells),
                 "submitted_at": _moment(row.submitted_at),
             }
@@ -161,11 +167,32 @@ def personal_data(session: Session, user_id: int) -> dict[str, Any]:
                 "choices": answer.choices,
                 "text": answer.text,
                 "score": answer.score,
+                "late_penalty": answer.late_penalty,
                 "answered_at": _moment(answer.answered_at),
                 "reviews": reviews.get(answer.id, []),
             }
             for answer in session.scalars(
                 select(QuizAnswer).where(QuizAnswer.learner_id == user_id).order_by(QuizAnswer.id)
+            )
+        ],
+        "quiz_starts": [
+            {"chapter_id": start.chapter_id, "started_at": _moment(start.started_at)}
+            for start in session.scalars(
+                select(QuizStart).where(QuizStart.learner_id == user_id).order_by(QuizStart.id)
+            )
+        ],
+        "deadline_extensions": [
+            {
+                "chapter_id": extension.chapter_id,
+                "part": extension.part,
+                "closes_at": _moment(extension.closes_at),
+                "extra_minutes": extension.extra_minutes,
+                "set_at": _moment(extension.set_at),
+            }
+            for extension in session.scalars(
+                select(DeadlineExtension)
+                .where(DeadlineExtension.learner_id == user_id)
+                .order_by(DeadlineExtension.id)
             )
         ],
         "progress": [
