@@ -106,9 +106,7 @@ def standing(
         return started, store.extension_for(session, learner_id, chapter_id, part)
 
     started, stored = _reading(session, read)
-    extension = (
-        None if stored is None else Extension(stored.closes_at, stored.extra_minutes)
-    )
+    extension = None if stored is None else Extension(stored.closes_at, stored.extra_minutes)
     verdict = judge(schedule, now, started_at=started, extension=extension, starting=starting)
     return Standing(schedule, verdict, started, stored)
 

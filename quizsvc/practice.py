@@ -125,9 +125,7 @@ def resume_or_start_drill(session: Session, bank: Bank, learner_id: int, questio
     unused, its numbers half worked out); a fresh variant on purpose is `start_drill`.
     """
     question = drill_question(bank, question_id)
-    deadlines.require_answerable(
-        session, bank, learner_id, bank.chapter_of[question.id], "drills"
-    )
+    deadlines.require_answerable(session, bank, learner_id, bank.chapter_of[question.id], "drills")
     waiting = store.unfinished_variants(session, learner_id, question_id=question.id, limit=1)
     if waiting:
         return waiting[0].variant_id
@@ -300,9 +298,9 @@ def answer_question(
 ) -> QuizOutcome:
     """Grade and record an answer to a chapter question, within the question's tries (its
     penalty taken off a later try's score) and the chapter's schedule (a late answer's
-    score loses the late penalty; deadlines.DeadlineRefused when it takes none). Raises grading.AnswerRejected for an answer of
-    the wrong form, PracticeError for an unknown question, store.AttemptsExhausted when no
-    try is left (or the last was right)."""
+    score loses the late penalty; deadlines.DeadlineRefused when it takes none). Raises
+    grading.AnswerRejected for an answer of the wrong form, PracticeError for an unknown
+    question, store.AttemptsExhausted when no try is left (or the last was right)."""
     question = bank.questions.get(question_id)
     if question is None or isinstance(question, DrillQuestion):
         raise PracticeError(f"no question {question_id!r}")

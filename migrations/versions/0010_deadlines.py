@@ -46,12 +46,8 @@ def upgrade() -> None:
         sa.Column("extra_minutes", sa.Integer(), nullable=False),
         sa.Column("set_by", sa.Integer(), nullable=True),
         sa.Column("set_at", sa.DateTime(timezone=True), nullable=False),
-        sa.CheckConstraint(
-            "part IN ('quiz', 'drills')", name=op.f("ck_deadline_extensions_part")
-        ),
-        sa.CheckConstraint(
-            "extra_minutes >= 0", name=op.f("ck_deadline_extensions_extra_minutes")
-        ),
+        sa.CheckConstraint("part IN ('quiz', 'drills')", name=op.f("ck_deadline_extensions_part")),
+        sa.CheckConstraint("extra_minutes >= 0", name=op.f("ck_deadline_extensions_extra_minutes")),
         sa.ForeignKeyConstraint(
             ["learner_id"], ["users.id"], name=op.f("fk_deadline_extensions_learner_id_users")
         ),

@@ -153,9 +153,9 @@ class Verdict:
 def closes_for(schedule: DrillSchedule, extension: Extension | None) -> datetime | None:
     """The close that applies to a learner: an extension's, when it is later."""
     closes = schedule.closes
-    if extension is not None and extension.closes is not None:
-        if closes is None or extension.closes > closes:
-            return extension.closes
+    later = extension.closes if extension is not None else None
+    if later is not None and (closes is None or later > closes):
+        return later
     return closes
 
 

@@ -74,8 +74,9 @@ def record_quiz_answer(
     (AttemptsExhausted) beyond ``attempts_allowed`` and after an answer the grader scored 1.
     The score recorded is ``score_after_attempts(score, attempt, penalty)``, the grader's
     kept as ``raw_score``, with ``late_penalty`` (a late answer's, by the chapter's late
-    policy) taken off as a fraction of it (an open answer's when it is reviewed).  ``skill`` (the question's) is kept with the answer, for the
-    learner's history; a skill's progress counts drills only.  Idempotency keys work as in
+    policy) taken off as a fraction of it (an open answer's when it is reviewed).
+    ``skill`` (the question's) is kept with the answer, for the learner's history; a
+    skill's progress counts drills only.  Idempotency keys work as in
     :func:`record_submission`.
     """
     require_text("question_id", question_id, 100)

@@ -45,7 +45,8 @@ def record_review(
     """An instructor's score for an open answer, in one transaction.
 
     The answer's score becomes ``confirmed_score`` (a later review overrides an earlier
-    one), less the answer's late penalty as a fraction of it.  ``suggested_score`` defaults to the one stored with the answer.
+    one), less the answer's late penalty as a fraction of it.  ``suggested_score`` defaults
+    to the one stored with the answer.
 
     ``seen_review_id`` is the latest review the reviewer was shown (0: none); if another
     review has been recorded since, ``StaleReview`` is raised and nothing is written, so a

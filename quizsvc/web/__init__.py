@@ -16,6 +16,7 @@ from quizsvc.web import (
     api,
     auth,
     content_sync,
+    deadline_pages,
     delivery,
     drills,
     errors,
@@ -184,7 +185,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     render.init_app(app)
     errors.init_app(app)
     login_session.init_app(app)  # its CSRF check before the views' own hooks
-    blueprints = (auth.bp, quiz.bp, drills.bp, progress.bp, instructor.bp, api.bp, health.bp)
+    blueprints = (
+        auth.bp,
+        quiz.bp,
+        deadline_pages.bp,
+        drills.bp,
+        progress.bp,
+        instructor.bp,
+        api.bp,
+        health.bp,
+    )
     for blueprint in blueprints:
         app.register_blueprint(blueprint)
     return app

@@ -24,9 +24,7 @@ CLOSES = datetime(2026, 9, 8, 1, 0, tzinfo=UTC)
 SECOND = timedelta(seconds=1)
 
 REFUSE = DrillSchedule(opens=OPENS, closes=CLOSES)
-PENALTY = DrillSchedule(
-    opens=OPENS, closes=CLOSES, late=LatePolicy(policy="penalty", penalty=0.25)
-)
+PENALTY = DrillSchedule(opens=OPENS, closes=CLOSES, late=LatePolicy(policy="penalty", penalty=0.25))
 
 
 @pytest.mark.parametrize(
