@@ -1,7 +1,7 @@
 """The instructor's pages, a module per family: `dashboard` (the overview), `content`
 (reload, preview, self-test), `review` (the queue of open answers), `students` (the roster,
 a student, their report, new accounts), `accounts` (deactivate, activate or delete a
-student), `reports` (item statistics, downloads). Their one
+student), `extensions` (a student's deadline extensions), `reports` (item statistics, downloads). Their one
 blueprint is `common.bp`.
 
 Every view is `instructor_required` (login required, 403 for students); every POST carries
