@@ -19,7 +19,7 @@ from quizsvc.web.auth import create_account, new_account_problem
 from quizsvc.web.context import bank, db
 from quizsvc.web.forms import AccountForm, ExtensionForm, first_error
 from quizsvc.web.i18n import negotiated_language, skill_name
-from quizsvc.web.instructor import extensions
+from quizsvc.web.instructor import deadline_extensions
 from quizsvc.web.instructor.common import begin_reading, bp, excerpt
 from quizsvc.web.login_session import instructor_required
 from quizsvc.web.progress import in_bank_order
@@ -174,7 +174,7 @@ def render_student(
         student=user,
         open_answers=open_answers,
         deletion_error=deletion_error,
-        extensions=extensions.extensions_view(user.id),
+        extensions=deadline_extensions.extensions_view(user.id),
         extension_error=extension_error,
         extension_form=extension_form or ExtensionForm(),
         **_progress_data(user.id),
@@ -192,7 +192,7 @@ def set_extension(user_id: int):
     if part:
         form.part.data = part
     valid = form.validate()
-    offered = {item["value"] for item in extensions.scheduled_parts()}
+    offered = {item["value"] for item in deadline_extensions.scheduled_parts()}
     if f"{chapter_id}/{form.part.data}" not in offered:
         error = gettext("Choose a chapter's quiz or drills that has a schedule.")
         return render_student(student, extension_error=error, extension_form=form), 422
