@@ -261,9 +261,11 @@ def render_chapter(
     status: int = 200,
     focus_result: str | None = None,
     sent: ChapterAnswerForm | None = None,
+    refusal: str | None = None,
 ):
     """The chapter's page; ``sent``: the answer form refused (``errors`` says why), whose
-    text is shown again to be corrected."""
+    text is shown again to be corrected; ``refusal``: why the schedule refused it, said
+    with the schedule too (the question may not be shown)."""
     lang = negotiated_language()
     chapter_questions(chapter_id)  # 404 for an unknown chapter, in the page's language
     store.begin_read_only(db())
@@ -273,6 +275,8 @@ def render_chapter(
     standings = chapter_standings(db(), bank(), current_user.id, chapter_id)
     if schedule is not None and (schedule["must_start"] or schedule["before_opening"]):
         standings = []  # the questions are shown once the quiz is open and started
+    if schedule is not None and refusal:
+        schedule["notice"] = refusal
     items = []
     for standing in standings:
         question, answer = standing.question, standing.answer
@@ -358,7 +362,9 @@ def answer(chapter_id: str, question_id: str):
     except deadlines.DeadlineRefused as refused:
         db().rollback()
         problem = refusal_message(refused.verdict)
-        return render_chapter(chapter_id, {question_id: problem}, refused.status, sent=form)
+        return render_chapter(
+            chapter_id, {question_id: problem}, refused.status, sent=form, refusal=problem
+        )
     except (store.AttemptsExhausted, store.IdempotencyConflict):
         # already answered (a conflict is an old form, e.g. after the back button, sent
         # with another choice): the page shows the recorded answer and the key
