@@ -231,6 +231,16 @@ def test_a_timed_quiz_starts_with_a_post_and_refuses_answers_once_its_time_is_up
         )
     assert alice.post(f"{CHAPTER_URL}/questions/{QKV}", {"choice": "B"}).status_code == 302
 
+    # through the API: started, its end 30 minutes on
+    bob = browser_for("bob")
+    response = bob.client.post(
+        f"/api/chapters/{CHAPTER}/quiz/start", headers={"X-CSRFToken": bob.token}
+    )
+    assert response.status_code == 201
+    started = datetime.fromisoformat(response.json["started_at"])
+    assert datetime.fromisoformat(response.json["ends"]) == started + timedelta(minutes=30)
+    assert api_answer(bob, "en").status_code == 201
+
 
 DRILLS_CLOSED = f"drills:\n  opens: {iso(OPENS)}\n  closes: {iso(CLOSES)}\n"
 
