@@ -112,7 +112,7 @@ def schedule_view(standing: deadlines.Standing, chapter_id: str) -> dict | None:
         view["ends"] = verdict.ends.isoformat()
         view["remaining"] = {
             "clock": f"{left // 60}:{left % 60:02d}",
-            "until": gettext("until %(when)s", when=moment(verdict.ends)),
+            "until": gettext("(until %(when)s)", when=moment(verdict.ends)),
         }
     return view
 
