@@ -11,7 +11,11 @@ import shutil
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from browser_helpers import REPO, choose_language, login
+from browser_helpers import PASSWORD, REPO, choose_language, login
+from sqlalchemy import select
+from test_browser_accessibility import Audit
+
+from quizsvc import store
 
 try:
     from playwright.sync_api import expect
@@ -111,3 +115,27 @@ def test_the_drills_page_says_when_the_drills_open(page, student):
     expect(page.locator("#drills-schedule-1-notice")).to_have_text(
         f"尚未开放：开放时间为 {zh_when(DRILLS_OPEN)}（UTC）。"
     )
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_the_schedule_s_pages_are_axe_clean(live_server, page, axe, student, language):
+    """The chapter page before and after the start, the drills page not open yet, and the
+    instructor's student page with its extension form, at desktop and phone widths."""
+    audit = Audit(axe, page, language)
+    login(page, student)
+    choose_language(page, language)
+    audit.visit("/chapters/transformer-by-hand", "chapter before the start")
+    audit.visit("/drills", "drills not open yet")
+    with page.expect_navigation():
+        page.goto("/chapters/transformer-by-hand")
+        page.locator("#start-quiz").click()
+    audit.check("chapter after the start")
+    teacher = f"teacher-{student}-{language}"
+    with live_server.sessions() as session:
+        store.create_user(session, name=teacher, role="instructor", password=PASSWORD)
+        learner = session.scalar(select(store.User.id).where(store.User.name == student))
+    page.context.clear_cookies()
+    login(page, teacher)
+    choose_language(page, language)
+    audit.visit(f"/instructor/students/{learner}", "student page with extensions")
+    audit.assert_clean()
