@@ -35,6 +35,7 @@ from quizsvc.bank import (
     public_question,
     solution_view,
 )
+from quizsvc.bank.schedule import Refusal
 from quizsvc.grading import AnswerRejected, RowsRejected, rows_text
 from quizsvc.quiz_standing import QuestionStanding, chapter_standings, chapter_totals
 from quizsvc.web.api_json import (
@@ -254,6 +255,10 @@ def questions(chapter_id: str):
         # before chapter_questions, whose 404 is the chapter page's, in the page's language
         abort(404, description=f"no chapter {chapter_id!r}")
     store.begin_read_only(db())
+    # as the chapter page: no questions before the quiz opens, or before a timed one starts
+    verdict = deadlines.standing(db(), bank(), current_user.id, chapter_id, "quiz").verdict
+    if verdict.refusal in (Refusal.NOT_OPEN, Refusal.NOT_STARTED):
+        raise deadlines.DeadlineRefused(verdict, "quiz")
     items = [
         chapter_question_json(standing, _question_view(standing, lang))
         for standing in chapter_standings(db(), bank(), current_user.id, chapter_id)

@@ -114,6 +114,10 @@ def test_a_quiz_not_open_yet_states_when_it_opens_and_refuses_answers(browser_fo
         assert response.status_code == 403
         assert response.json == {"error": {"status": 403, "code": "not_open", "message": message}}
     assert stored_answer(sessions, "alice") is None  # nothing recorded
+    # the API lists no questions before the opening either, as the page shows none
+    response = alice.client.get(f"/api/chapters/{CHAPTER}/questions?lang=en")
+    assert response.status_code == 403
+    assert response.json["error"]["code"] == "not_open"
 
 
 @pytest.mark.parametrize("schedule", [quiz()])
@@ -189,6 +193,8 @@ def test_a_timed_quiz_starts_with_a_post_and_refuses_answers_once_its_time_is_up
     assert response.status_code == 409
     assert notice(response.text) == "Start the quiz first: its time limit counts from the start."
     assert api_answer(alice, "en").json["error"]["code"] == "not_started"
+    listed = alice.client.get(f"/api/chapters/{CHAPTER}/questions?lang=en")
+    assert (listed.status_code, listed.json["error"]["code"]) == (409, "not_started")
 
     before = datetime.now(UTC)
     assert alice.post(f"{CHAPTER_URL}/start").status_code == 302
