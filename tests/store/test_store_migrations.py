@@ -538,10 +538,10 @@ def test_0009_adds_the_deactivation_time_and_its_downgrade_drops_only_that(empty
         engine.dispose()
 
 
-def test_0010_adds_quiz_starts_extensions_and_late_penalties_and_its_downgrade_drops_them(
+def test_0011_adds_quiz_starts_extensions_and_late_penalties_and_its_downgrade_drops_them(
     empty_db_url,
 ):
-    migrate.upgrade(empty_db_url, "0009")
+    migrate.upgrade(empty_db_url, "0010")
     engine = make_engine(empty_db_url)
     try:
         ada = insert_user(engine, "ada")
@@ -554,7 +554,7 @@ def test_0010_adds_quiz_starts_extensions_and_late_penalties_and_its_downgrade_d
                     idempotency_key="k",
                 )
             )  # fmt: skip
-        migrate.upgrade(empty_db_url, "0010")
+        migrate.upgrade(empty_db_url, "0011")
         engine.dispose()
         # an answer recorded before was never late
         with engine.connect() as connection:
@@ -577,7 +577,7 @@ def test_0010_adds_quiz_starts_extensions_and_late_penalties_and_its_downgrade_d
         with pytest.raises(sa.exc.IntegrityError), engine.begin() as connection:
             connection.execute(sa.text("UPDATE deadline_extensions SET extra_minutes = -1"))
 
-        migrate.downgrade(empty_db_url, "0009")
+        migrate.downgrade(empty_db_url, "0010")
         engine.dispose()
         assert not {"quiz_starts", "deadline_extensions"} & tables(engine)
         assert "late_penalty" not in columns(engine, "quiz_answers")

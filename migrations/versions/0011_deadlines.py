@@ -5,8 +5,8 @@ late answer; 0 for every answer recorded before). The downgrade drops them all, 
 forgets starts and extensions and gives late answers their score before the penalty back
 only as far as a later regrade recomputes it: the scores recorded stay as they are.
 
-Revision ID: 0010
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-12-07
 """
 
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0010"
-down_revision: str | Sequence[str] | None = "0009"
+revision: str = "0011"
+down_revision: str | Sequence[str] | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
