@@ -7,11 +7,12 @@ from __future__ import annotations
 import functools
 import secrets
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import numpy as np
 from sqlalchemy.orm import Session
 
-from quizsvc import store
+from quizsvc import deadlines, store
 from quizsvc.bank import (
     Bank,
     DrillQuestion,
@@ -98,9 +99,20 @@ class DrillState:
 
 
 def start_drill(
-    session: Session, bank: Bank, learner_id: int, question_id: str, seed: int | None = None
+    session: Session,
+    bank: Bank,
+    learner_id: int,
+    question_id: str,
+    seed: int | None = None,
+    *,
+    now: datetime | None = None,
 ) -> store.IssuedVariant:
+    """Issue a new variant of the drill; deadlines.DeadlineRefused while the chapter's
+    drills take no answers from the learner."""
     question = drill_question(bank, question_id)
+    deadlines.require_answerable(
+        session, bank, learner_id, bank.chapter_of[question.id], "drills", now
+    )
     seed = secrets.randbelow(2**31) if seed is None else seed
     variant = build_variant(question, seed, chapter_model(bank, question.id))
     return store.issue_variant(
@@ -125,6 +137,7 @@ def resume_or_start_drill(session: Session, bank: Bank, learner_id: int, questio
     unused, its numbers half worked out); a fresh variant on purpose is `start_drill`.
     """
     question = drill_question(bank, question_id)
+    deadlines.require_answerable(session, bank, learner_id, bank.chapter_of[question.id], "drills")
     waiting = store.unfinished_variants(session, learner_id, question_id=question.id, limit=1)
     if waiting:
         return waiting[0].variant_id
@@ -173,6 +186,8 @@ def submit_drill(
     idempotency_key: str,
     *,
     state: DrillState | None = None,
+    bank: Bank | None = None,
+    now: datetime | None = None,
 ) -> DrillOutcome:
     """Grade against the stored variant (never regenerated) and record it.
 
@@ -183,11 +198,22 @@ def submit_drill(
     With no transaction open in ``session``, the reads before and after the write are
     read-only transactions of their own (on SQLite, BEGIN DEFERRED: no write lock).
 
+    ``bank``: the bank whose chapter schedule applies (its drills' ``drills:``); a late
+    answer's score loses the late penalty, and deadlines.DeadlineRefused is raised while
+    the drills take no answers. None (the self-test, seeded data): no schedule applies.
+
     Raises grading.AnswerRejected for unreadable input or a wrong shape (nothing recorded,
     no attempt used), store.AttemptsExhausted, store.NotYourVariant, store.NotFound.
     """
     if state is None:
         state = _read_state(session, learner_id, variant_id)
+    late_penalty = 0.0
+    question_id = state.stored.question_id
+    if bank is not None and question_id in bank.chapter_of:
+        chapter_id = bank.chapter_of[question_id]
+        late_penalty = deadlines.require_answerable(
+            session, bank, learner_id, chapter_id, "drills", now
+        )
     variant = state.variant
     require_storable_text(answer_text)
     parsed = parse_shaped_answer(answer_text, variant.answer.values)
@@ -203,6 +229,8 @@ def submit_drill(
         parsed_value=parsed.tolist(),
         raw_score=grade.score,
         cells=grade.to_json_dict()["cells"],
+        late_penalty=late_penalty,
+        now=now,
     )
     return DrillOutcome(grade, submission, _read_state(session, learner_id, variant_id), parsed)
 
@@ -284,14 +312,19 @@ def answer_question(
     idempotency_key: str,
     choices: list[str] | None = None,
     text: str | None = None,
+    now: datetime | None = None,
 ) -> QuizOutcome:
     """Grade and record an answer to a chapter question, within the question's tries (its
-    penalty taken off a later try's score). Raises grading.AnswerRejected for an answer of
-    the wrong form, PracticeError for an unknown question, store.AttemptsExhausted when no
-    try is left (or the last was right)."""
+    penalty taken off a later try's score) and the chapter's schedule (a late answer's
+    score loses the late penalty; deadlines.DeadlineRefused when it takes none). Raises
+    grading.AnswerRejected for an answer of the wrong form, PracticeError for an unknown
+    question, store.AttemptsExhausted when no try is left (or the last was right)."""
     question = bank.questions.get(question_id)
     if question is None or isinstance(question, DrillQuestion):
         raise PracticeError(f"no question {question_id!r}")
+    late_penalty = deadlines.require_answerable(
+        session, bank, learner_id, bank.chapter_of[question.id], "quiz", now
+    )
     if text is not None and isinstance(question, OpenQuestion | NumericQuestion):
         require_storable_text(text)  # the text is stored as typed
     suggestion = None
@@ -328,6 +361,8 @@ def answer_question(
         skill=question.tags[0],
         attempts_allowed=attempts,
         penalty=penalty,
+        late_penalty=late_penalty,
+        now=now,
     )
     return QuizOutcome(answer, answer.score, suggestion)
 

@@ -105,6 +105,13 @@ class ContentProblem(StrEnum):
     DUPLICATE_QUESTION_ID = "duplicate_question_id"
     DUPLICATE_ORDER = "duplicate_order"
     UNKNOWN_DRILL_KIND = "unknown_drill_kind"
+    # a chapter's schedule (quiz: and drills:)
+    NOT_A_DATETIME = "not_a_datetime"
+    NAIVE_DATETIME = "naive_datetime"
+    CLOSES_NOT_AFTER_OPENS = "closes_not_after_opens"
+    UNTIL_NOT_AFTER_CLOSES = "until_not_after_closes"
+    LATE_PENALTY_MISSING = "late_penalty_missing"
+    LATE_PENALTY_WITH_REFUSE = "late_penalty_with_refuse"
     # Markdown
     BAD_FORMULA = "bad_formula"
     # a chapter's trained model (model/)
@@ -265,6 +272,25 @@ CONTENT_MESSAGES: dict[ContentProblem, str] = {
     ),
     ContentProblem.DUPLICATE_ORDER: N_("order {order} is already used by chapter {chapter!r}"),
     ContentProblem.UNKNOWN_DRILL_KIND: N_("unknown drill kind {kind!r}; known kinds: {known}"),
+    ContentProblem.NOT_A_DATETIME: N_(
+        "expected a date and time with its time zone, like 2026-09-01T09:00:00+08:00, got {got}"
+    ),
+    ContentProblem.NAIVE_DATETIME: N_(
+        "{got} has no time zone: write one, like 2026-09-01T09:00:00+08:00 (or Z for UTC)"
+    ),
+    ContentProblem.CLOSES_NOT_AFTER_OPENS: N_(
+        "closes ({closes}) must be later than opens ({opens})"
+    ),
+    ContentProblem.UNTIL_NOT_AFTER_CLOSES: N_(
+        "late answers are taken until a moment later than closes: give closes, and an until "
+        "after it"
+    ),
+    ContentProblem.LATE_PENALTY_MISSING: N_(
+        "policy: penalty needs the penalty, the fraction of the score taken off, like 0.2"
+    ),
+    ContentProblem.LATE_PENALTY_WITH_REFUSE: N_(
+        "{key!r} goes with policy: penalty; policy: refuse takes no late answers"
+    ),
     ContentProblem.BAD_FORMULA: N_(
         "the formula ${tex}$ cannot be rendered ({reason}): write it in the LaTeX that "
         "docs/authoring.md describes"

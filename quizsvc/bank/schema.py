@@ -31,6 +31,7 @@ from pydantic_core import PydanticCustomError
 
 from quizsvc.bank.numeric_answers import NumericAnswer, numeric_shape
 from quizsvc.bank.problems import ContentProblem, content_error, english
+from quizsvc.bank.schedule import DrillSchedule, QuizSchedule
 
 Lang: TypeAlias = Literal["zh", "en"]
 LANGUAGES: tuple[Lang, ...] = ("zh", "en")
@@ -306,6 +307,9 @@ class Chapter(ContentModel):
     title: LocalizedText
     order: StrictInt
     intro: LocalizedText | None = None  # Markdown
+    # when the chapter's questions and its drills take answers (quizsvc.bank.schedule)
+    quiz: QuizSchedule | None = None
+    drills: DrillSchedule | None = None
 
 
 class QuestionFile(ContentModel):

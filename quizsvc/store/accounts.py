@@ -19,11 +19,13 @@ from quizsvc.store.errors import NotFound
 from quizsvc.store.jsonvalues import to_json_value
 from quizsvc.store.lti_models import LtiAccount, LtiGradeLink, LtiGradeOutbox, LtiLaunchValue
 from quizsvc.store.models import (
+    DeadlineExtension,
     DrillVariant,
     LoginAttempt,
     LoginSession,
     OpenAnswerReview,
     QuizAnswer,
+    QuizStart,
     SkillProgressRecord,
     Submission,
     User,
@@ -57,10 +59,11 @@ def reactivate_student(session: Session, user_id: int) -> User:
 
 def delete_student(session: Session, user_id: int, *, name_keys: tuple[str, ...] = ()) -> None:
     """Delete the student and every row recorded of them: their answers and the reviews of
-    them, their variants and submissions, their progress, their logins, the login
-    throttle's counts under ``name_keys`` (the keys the web app counts their name under),
-    their LMS accounts, grade links and queued grades, and the launch values an LMS sent for
-    them (the values name the LMS user). NotFound for no such student."""
+    them, their variants and submissions, their progress, their logins, their quiz starts
+    and deadline extensions, the login throttle's counts under ``name_keys`` (the keys the
+    web app counts their name under), their LMS accounts, grade links and queued grades, and
+    the launch values an LMS sent for them (the values name the LMS user). NotFound for no
+    such student."""
     with write_transaction(session):
         _student(session, user_id)
         subs = session.scalars(select(LtiAccount.sub).where(LtiAccount.user_id == user_id)).all()
@@ -79,6 +82,8 @@ def delete_student(session: Session, user_id: int, *, name_keys: tuple[str, ...]
             (DrillVariant, DrillVariant.learner_id),
             (SkillProgressRecord, SkillProgressRecord.learner_id),
             (LoginSession, LoginSession.user_id),
+            (QuizStart, QuizStart.learner_id),
+            (DeadlineExtension, DeadlineExtension.learner_id),
             (LtiGradeOutbox, LtiGradeOutbox.user_id),
             (LtiGradeLink, LtiGradeLink.user_id),
             (LtiAccount, LtiAccount.user_id),
@@ -112,6 +117,7 @@ def personal_data(session: Session, user_id: int) -> dict[str, Any]:
                 "raw_score": row.raw_score,
                 "penalty": row.penalty_applied,
                 "score": row.score,
+                "late_penalty": row.late_penalty,
                 "cells": to_json_value(row.cells),
                 "submitted_at": _moment(row.submitted_at),
             }
@@ -185,11 +191,32 @@ def personal_data(session: Session, user_id: int) -> dict[str, Any]:
                 "choices": answer.choices,
                 "text": answer.text,
                 "score": answer.score,
+                "late_penalty": answer.late_penalty,
                 "answered_at": _moment(answer.answered_at),
                 "reviews": reviews.get(answer.id, []),
             }
             for answer in session.scalars(
                 select(QuizAnswer).where(QuizAnswer.learner_id == user_id).order_by(QuizAnswer.id)
+            )
+        ],
+        "quiz_starts": [
+            {"chapter_id": start.chapter_id, "started_at": _moment(start.started_at)}
+            for start in session.scalars(
+                select(QuizStart).where(QuizStart.learner_id == user_id).order_by(QuizStart.id)
+            )
+        ],
+        "deadline_extensions": [
+            {
+                "chapter_id": extension.chapter_id,
+                "part": extension.part,
+                "closes_at": _moment(extension.closes_at),
+                "extra_minutes": extension.extra_minutes,
+                "set_at": _moment(extension.set_at),
+            }
+            for extension in session.scalars(
+                select(DeadlineExtension)
+                .where(DeadlineExtension.learner_id == user_id)
+                .order_by(DeadlineExtension.id)
             )
         ],
         "progress": [

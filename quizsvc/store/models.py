@@ -196,6 +196,8 @@ class Submission(Base):
     penalty_applied: Mapped[float] = mapped_column(Float)
     score: Mapped[float] = mapped_column(Float)
     cells: Mapped[Any]
+    # the fraction of the score taken off for a late answer (the chapter's late policy)
+    late_penalty: Mapped[float] = mapped_column(Float, server_default="0")
     submitted_at: Mapped[datetime]
     recorded_at: Mapped[datetime]
 
@@ -244,6 +246,9 @@ class QuizAnswer(Base):
     skill: Mapped[str | None] = mapped_column(String(100))
     answered_at: Mapped[datetime]
     raw_score: Mapped[float | None] = mapped_column(Float)
+    # the fraction of the score taken off for a late answer (the chapter's late policy),
+    # an open answer's reviewed score included
+    late_penalty: Mapped[float] = mapped_column(Float, server_default="0")
 
 
 class OpenAnswerReview(Base):
@@ -326,3 +331,37 @@ class ContentWorker(Base):
     version: Mapped[str] = mapped_column(String(128))
     load_id: Mapped[int | None] = mapped_column(Integer)
     seen_at: Mapped[datetime]
+
+
+class QuizStart(Base):
+    """When a learner started a chapter's timed quiz (its time limit counts from here)."""
+
+    __tablename__ = "quiz_starts"
+    __table_args__ = (UniqueConstraint("learner_id", "chapter_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    learner_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    chapter_id: Mapped[str] = mapped_column(String(100))
+    started_at: Mapped[datetime]
+
+
+class DeadlineExtension(Base):
+    """An instructor's exception to a chapter's schedule for one learner: a later close
+    (``closes_at``, None: the chapter's) and extra minutes of a quiz's time limit. ``part``
+    is "quiz" or "drills"."""
+
+    __tablename__ = "deadline_extensions"
+    __table_args__ = (
+        UniqueConstraint("learner_id", "chapter_id", "part"),
+        CheckConstraint("part IN ('quiz', 'drills')", name="part"),
+        CheckConstraint("extra_minutes >= 0", name="extra_minutes"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    learner_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    chapter_id: Mapped[str] = mapped_column(String(100))
+    part: Mapped[str] = mapped_column(String(10))
+    closes_at: Mapped[datetime | None]
+    extra_minutes: Mapped[int] = mapped_column(Integer)
+    set_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    set_at: Mapped[datetime]

@@ -62,6 +62,7 @@ def record_quiz_answer(
     skill: str | None = None,
     attempts_allowed: int | None = None,
     penalty: float = 0.0,
+    late_penalty: float = 0.0,
     now: datetime | None = None,
 ) -> QuizAnswerResult:
     """Record an answer to a quiz question, in one transaction.
@@ -73,8 +74,10 @@ def record_quiz_answer(
     question plus one (the learner's row is locked meanwhile); the answer is refused
     (AttemptsExhausted) beyond ``attempts_allowed`` and after an answer the grader scored 1.
     The score recorded is ``score_after_attempts(score, attempt, penalty)``, the grader's
-    kept as ``raw_score``.  ``skill`` (the question's) is kept with the answer, for the
-    learner's history; a skill's progress counts drills only.  Idempotency keys work as in
+    kept as ``raw_score``, with ``late_penalty`` (a late answer's, by the chapter's late
+    policy) taken off as a fraction of it (an open answer's when it is reviewed).
+    ``skill`` (the question's) is kept with the answer, for the learner's history; a
+    skill's progress counts drills only.  Idempotency keys work as in
     :func:`record_submission`.
     """
     require_text("question_id", question_id, 100)
@@ -97,6 +100,7 @@ def record_quiz_answer(
         None if suggested_score is None else unit_interval("suggested_score", suggested_score)
     )
     penalty = unit_interval("penalty", penalty)
+    late_penalty = unit_interval("late_penalty", late_penalty)
     if skill is not None:
         require_text("skill", skill, 100)
     now = aware(now)
@@ -133,7 +137,10 @@ def record_quiz_answer(
             idempotency_key=idempotency_key,
             choices=choices,
             text=text,
-            score=None if score is None else score_after_attempts(score, used + 1, penalty),
+            score=None
+            if score is None
+            else score_after_attempts(score, used + 1, penalty) * (1.0 - late_penalty),
+            late_penalty=late_penalty,
             raw_score=score,
             suggested_score=suggested_score,
             skill=skill,

@@ -46,7 +46,8 @@ def record_review(
     """An instructor's score for an open answer, in one transaction.
 
     The answer's score becomes ``confirmed_score`` (a later review overrides an earlier
-    one).  ``suggested_score`` defaults to the one stored with the answer.
+    one), less the answer's late penalty as a fraction of it.  ``suggested_score`` defaults
+    to the one stored with the answer.
 
     ``seen_review_id`` is the latest review the reviewer was shown (0: none); if another
     review has been recorded since, ``StaleReview`` is raised and nothing is written, so a
@@ -87,7 +88,8 @@ def record_review(
             reviewed_at=now,
         )
         session.add(review)
-        answer.score = confirmed_score
+        # a late answer keeps its late penalty through every review
+        answer.score = confirmed_score * (1.0 - answer.late_penalty)
         session.flush()
         queue_grade_passback(session, answer.learner_id, now)
         result = ReviewResult(

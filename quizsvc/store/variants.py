@@ -231,6 +231,7 @@ def record_submission(
     parsed_value: Any,
     raw_score: float,
     cells: Sequence[Any],
+    late_penalty: float = 0.0,
     now: datetime | None = None,
 ) -> SubmissionResult:
     """Record a graded answer to a drill variant, in one transaction.
@@ -244,7 +245,8 @@ def record_submission(
     - AttemptsExhausted once the variant is solved (a raw score of 1) or
       ``attempts_allowed`` submissions are recorded;
     - otherwise attempt = attempts used + 1, score = ``score_after_attempts(raw_score,
-      attempt, penalty)``, and the submission, the variant's attempt count and the
+      attempt, penalty)`` less ``late_penalty`` (a late answer's) as a fraction of it, and the
+      submission, the variant's attempt count and the
       learner's progress on the variant's skill commit together.
 
     ``parsed_value`` is the parsed answer (e.g. ``parse_answer``'s array) and ``cells``
@@ -254,6 +256,7 @@ def record_submission(
     if not isinstance(answer_text, str):
         raise TypeError(f"answer_text must be a str, got {type(answer_text).__name__}")
     raw_score = unit_interval("raw_score", raw_score)
+    late_penalty = unit_interval("late_penalty", late_penalty)
     parsed_json = to_json_value(parsed_value)
     cells_json = to_json_value(list(cells))
     now = aware(now)
@@ -288,7 +291,7 @@ def record_submission(
                 f"all {variant.attempts_allowed} attempt(s) at drill variant {variant_id} are used"
             )
         attempt = variant.attempts_used + 1
-        score = score_after_attempts(raw_score, attempt, variant.penalty)
+        score = score_after_attempts(raw_score, attempt, variant.penalty) * (1.0 - late_penalty)
         submission = Submission(
             variant_id=variant.id,
             learner_id=learner_id,
@@ -300,6 +303,7 @@ def record_submission(
             penalty_applied=min(raw_score, variant.penalty * (attempt - 1)),
             score=score,
             cells=cells_json,
+            late_penalty=late_penalty,
             submitted_at=now,
             recorded_at=datetime.now(UTC),
         )

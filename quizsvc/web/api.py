@@ -25,7 +25,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request, url
 from flask_babel import force_locale
 from flask_login import current_user
 
-from quizsvc import practice, store
+from quizsvc import deadlines, practice, store
 from quizsvc.bank import (
     DrillQuestion,
     MultipleChoiceQuestion,
@@ -35,6 +35,7 @@ from quizsvc.bank import (
     public_question,
     solution_view,
 )
+from quizsvc.bank.schedule import Refusal
 from quizsvc.grading import AnswerRejected, RowsRejected, rows_text
 from quizsvc.quiz_standing import QuestionStanding, chapter_standings, chapter_totals
 from quizsvc.web.api_json import (
@@ -46,6 +47,7 @@ from quizsvc.web.api_json import (
     variant_json,
 )
 from quizsvc.web.context import bank, db
+from quizsvc.web.deadline_pages import refusal_in
 from quizsvc.web.drill_feedback import cells_with_diagnosis
 from quizsvc.web.errors import error_response
 from quizsvc.web.i18n import LANGUAGES, answer_problem, negotiated_language
@@ -82,6 +84,14 @@ def _answer_refused(exc: AnswerRejected, lang: str) -> ApiError:
         message = answer_problem(exc)
     reason = None if exc.code is None else exc.code.value
     return ApiError(422, "invalid_answer", message, reason=reason)
+
+
+@bp.errorhandler(deadlines.DeadlineRefused)
+def _deadline_refused(refused: deadlines.DeadlineRefused):
+    """The chapter's schedule refusing an answer or a start: 403 not_open or closed, 409
+    not_started or time_up, said with its moments in the request's language."""
+    db().rollback()
+    return error_response(refused.status, refused.refusal.value, refusal_in(refused, _lang()))
 
 
 @bp.before_request
@@ -245,6 +255,10 @@ def questions(chapter_id: str):
         # before chapter_questions, whose 404 is the chapter page's, in the page's language
         abort(404, description=f"no chapter {chapter_id!r}")
     store.begin_read_only(db())
+    # as the chapter page: no questions before the quiz opens, or before a timed one starts
+    verdict = deadlines.standing(db(), bank(), current_user.id, chapter_id, "quiz").verdict
+    if verdict.refusal in (Refusal.NOT_OPEN, Refusal.NOT_STARTED):
+        raise deadlines.DeadlineRefused(verdict, "quiz")
     items = [
         chapter_question_json(standing, _question_view(standing, lang))
         for standing in chapter_standings(db(), bank(), current_user.id, chapter_id)
@@ -253,6 +267,25 @@ def questions(chapter_id: str):
         "chapter": {"id": chapter.id, "title": localize(chapter.title, lang)},
         "questions": items,
     }
+
+
+@bp.post("/chapters/<chapter_id>/quiz/start")
+def start_quiz(chapter_id: str):
+    """Start the chapter's timed quiz (again: the first start stands)."""
+    try:
+        bank().chapter(chapter_id)
+    except KeyError:
+        abort(404, description=f"no chapter {chapter_id!r}")
+    started = deadlines.start_quiz(db(), bank(), current_user.id, chapter_id)
+    found = deadlines.standing(db(), bank(), current_user.id, chapter_id, "quiz")
+    ends = found.verdict.ends
+    return jsonify(
+        {
+            "chapter_id": chapter_id,
+            "started_at": started.isoformat(),
+            "ends": None if ends is None else ends.isoformat(),
+        }
+    ), 201
 
 
 @bp.post("/questions/<question_id>/answers")
@@ -404,7 +437,9 @@ def submit(variant_id: int):
     key = _idempotency_key(body)
     text = _drill_answer_text(body)
     try:
-        outcome = practice.submit_drill(db(), current_user.id, variant_id, text, key, state=state)
+        outcome = practice.submit_drill(
+            db(), current_user.id, variant_id, text, key, state=state, bank=bank()
+        )
     except AnswerRejected as exc:
         db().rollback()
         raise _answer_refused(exc, lang) from None

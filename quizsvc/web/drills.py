@@ -16,7 +16,7 @@ from flask import (
 from flask_babel import gettext
 from flask_login import current_user, login_required
 
-from quizsvc import practice, store
+from quizsvc import deadlines, practice, store
 from quizsvc.bank import DrillQuestion, localize, render_markdown
 from quizsvc.grading import AnswerRejected, AnswerSource, GridRejected, read_grid
 from quizsvc.web import drill_feedback, drill_list
@@ -28,6 +28,7 @@ from quizsvc.web.answer_grid import (
     grid_prefill,
 )
 from quizsvc.web.context import bank, db
+from quizsvc.web.deadline_pages import refusal_message, schedule_view
 from quizsvc.web.drill_parts import (
     attention_heatmap,
     cell_marks,
@@ -79,6 +80,7 @@ def index():
         )
     return render_template(
         "drills.html",
+        schedules=_drill_schedules(),
         sections=drill_list.sectioned(drills),
         recommended=_recommended_view(recommendation, drills),
         unfinished=[
@@ -91,6 +93,19 @@ def index():
             for u in unfinished
         ],
     )
+
+
+def _drill_schedules() -> list[dict]:
+    """Each chapter's drills schedule as the learner reads it (chapters without one: none),
+    headed by the chapter's title when several chapters have one."""
+    lang = negotiated_language()
+    found = []
+    for chapter in bank().chapters:
+        found_standing = deadlines.standing(db(), bank(), current_user.id, chapter.id, "drills")
+        view = schedule_view(found_standing, chapter.id)
+        if view is not None:
+            found.append({**view, "chapter": localize(chapter.title, lang)})
+    return found
 
 
 def _recommended_view(
@@ -137,6 +152,9 @@ def new_variant(question_id: str):
         issued = practice.start_drill(db(), bank(), current_user.id, question_id)
     except practice.PracticeError:
         abort(404, description=gettext("There is no drill '%(id)s'.", id=question_id))
+    except deadlines.DeadlineRefused as refused:
+        db().rollback()
+        abort(refused.status, description=refusal_message(refused.verdict))
     return redirect(url_for("drills.variant", variant_id=issued.id))
 
 
@@ -145,6 +163,9 @@ def _resume_or_start(question_id: str):
         variant_id = practice.resume_or_start_drill(db(), bank(), current_user.id, question_id)
     except practice.PracticeError:
         abort(404, description=gettext("There is no drill '%(id)s'.", id=question_id))
+    except deadlines.DeadlineRefused as refused:
+        db().rollback()
+        abort(refused.status, description=refusal_message(refused.verdict))
     return redirect(url_for("drills.variant", variant_id=variant_id))
 
 
@@ -328,8 +349,18 @@ def submit(variant_id: int):
         return render_variant(state, problems, 422, sent=form)
     try:
         outcome = practice.submit_drill(
-            db(), current_user.id, variant_id, answer.text, form.idempotency_key.data, state=state
+            db(),
+            current_user.id,
+            variant_id,
+            answer.text,
+            form.idempotency_key.data,
+            state=state,
+            bank=bank(),
         )
+    except deadlines.DeadlineRefused as refused:
+        db().rollback()
+        problem = FieldProblem(None, None, refusal_message(refused.verdict))
+        return render_variant(state, [problem], refused.status, sent=form)
     except AnswerRejected as exc:
         db().rollback()
         # every cell has been read on its own, so what is left is the whole text's (too long)

@@ -22,6 +22,7 @@ import functools
 import re
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from flask import request
 from flask_babel import gettext, lazy_gettext
@@ -254,3 +255,65 @@ class StudentDeletionForm(PageForm):
     """Deleting a student: their login name typed again, so that no click deletes anyone."""
 
     confirm_name = StringField(default="", filters=[_stripped])
+
+
+# --- deadlines ----------------------------------------------------------------------------
+
+MAX_EXTRA_MINUTES = 10_000
+
+
+def _extension_part(form: PageForm, field: Field) -> None:
+    if field.data not in ("quiz", "drills"):
+        raise ValidationError(gettext("Choose the quiz or the drills."))
+
+
+def _moment_or_nothing(form: PageForm, field: Field) -> None:
+    if field.data and form.closes_at is None:
+        raise ValidationError(
+            gettext(
+                "Write the new close as a date and time, like 2026-09-15T18:00 (UTC), "
+                "not '%(value)s'.",
+                value=field.data[:40],
+            )
+        )
+
+
+def _whole_minutes(form: PageForm, field: Field) -> None:
+    text = field.data or "0"
+    if not re.fullmatch(r"[0-9]{1,6}", text) or int(text) > MAX_EXTRA_MINUTES:
+        raise ValidationError(
+            gettext(
+                "The extra time is a whole number of minutes from 0 to %(max)s, not '%(value)s'.",
+                max=MAX_EXTRA_MINUTES,
+                value=text[:40],
+            )
+        )
+
+
+class ExtensionForm(PageForm):
+    """An instructor's extension for one student on a chapter's quiz or drills: a later
+    close (a datetime-local field, read as UTC, as the page says; empty: the chapter's) and
+    extra minutes of a quiz's time limit. Neither removes the extension."""
+
+    chapter = StringField(default="", filters=[_stripped])
+    part = StringField(default="quiz", validators=[_extension_part])
+    closes = StringField(default="", filters=[_stripped], validators=[_moment_or_nothing])
+    extra_minutes = StringField(default="0", filters=[_stripped], validators=[_whole_minutes])
+
+    @property
+    def closes_at(self) -> datetime | None:
+        """The new close as a UTC moment, None when the field is empty or unreadable."""
+        text = self.closes.data or ""
+        if not text:
+            return None
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return moment.astimezone(UTC)
+
+    @property
+    def minutes(self) -> int:
+        return int(self.extra_minutes.data or "0")

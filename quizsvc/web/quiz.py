@@ -10,7 +10,7 @@ from flask_babel import gettext, ngettext
 from flask_login import current_user, login_required
 from markupsafe import Markup
 
-from quizsvc import practice, store
+from quizsvc import deadlines, practice, store
 from quizsvc.bank import (
     Chapter,
     DrillQuestion,
@@ -32,6 +32,7 @@ from quizsvc.quiz_standing import (
     quiz_total,
 )
 from quizsvc.web.context import bank, db
+from quizsvc.web.deadline_pages import refusal_message, schedule_view
 from quizsvc.web.drill_parts import cell_marks, tolerance_rule
 from quizsvc.web.forms import ChapterAnswerForm, first_error
 from quizsvc.web.i18n import answer_problem, as_sentence, negotiated_language
@@ -261,13 +262,22 @@ def render_chapter(
     status: int = 200,
     focus_result: str | None = None,
     sent: ChapterAnswerForm | None = None,
+    refusal: str | None = None,
 ):
     """The chapter's page; ``sent``: the answer form refused (``errors`` says why), whose
-    text is shown again to be corrected."""
+    text is shown again to be corrected; ``refusal``: why the schedule refused it, said
+    with the schedule too (the question may not be shown)."""
     lang = negotiated_language()
     chapter_questions(chapter_id)  # 404 for an unknown chapter, in the page's language
     store.begin_read_only(db())
+    schedule = schedule_view(
+        deadlines.standing(db(), bank(), current_user.id, chapter_id, "quiz"), chapter_id
+    )
     standings = chapter_standings(db(), bank(), current_user.id, chapter_id)
+    if schedule is not None and (schedule["must_start"] or schedule["before_opening"]):
+        standings = []  # the questions are shown once the quiz is open and started
+    if schedule is not None and refusal:
+        schedule["notice"] = refusal
     items = []
     for standing in standings:
         question, answer = standing.question, standing.answer
@@ -303,6 +313,7 @@ def render_chapter(
         lang=lang,
         focus_result=focus_result,
         sent=sent,
+        schedule=schedule,
     ), status
 
 
@@ -355,6 +366,12 @@ def answer(chapter_id: str, question_id: str):
         db().rollback()
         problem = as_sentence(answer_problem(exc))
         return render_chapter(chapter_id, {question_id: problem}, 422, sent=form)
+    except deadlines.DeadlineRefused as refused:
+        db().rollback()
+        problem = refusal_message(refused.verdict)
+        return render_chapter(
+            chapter_id, {question_id: problem}, refused.status, sent=form, refusal=problem
+        )
     except (store.AttemptsExhausted, store.IdempotencyConflict):
         # already answered (a conflict is an old form, e.g. after the back button, sent
         # with another choice): the page shows the recorded answer and the key

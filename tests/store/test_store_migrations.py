@@ -236,11 +236,14 @@ def test_0003_serves_the_review_queue_from_its_index_and_its_downgrade_drops_it(
         migrate.downgrade(empty_db_url, "0002")
         engine.dispose()
         assert "ix_quiz_answers_awaiting_review" not in indexes()
-        # the same query but for the column a later revision adds (0005), which is selected,
-        # not searched or sorted by
+        # the same query but for the columns later revisions add (0005, 0010), which are
+        # selected, not searched or sorted by
         statement, parameters = query
-        assert ", quiz_answers.raw_score" in statement
-        before_0005 = (statement.replace(", quiz_answers.raw_score", ""), parameters)
+        later = (", quiz_answers.raw_score", ", quiz_answers.late_penalty")
+        assert all(column in statement for column in later)
+        for column in later:
+            statement = statement.replace(column, "")
+        before_0005 = (statement, parameters)
         assert "ix_quiz_answers_awaiting_review" not in query_plan(engine, before_0005)
 
         migrate.upgrade(empty_db_url)
@@ -563,5 +566,56 @@ def test_0010_adds_the_lti_tables_and_its_downgrade_drops_only_them(empty_db_url
         assert tables(engine) == before
         # the accounts stay, as plain accounts
         assert user_names(engine) == ["ada", found.user.name]
+    finally:
+        engine.dispose()
+
+
+def test_0011_adds_quiz_starts_extensions_and_late_penalties_and_its_downgrade_drops_them(
+    empty_db_url,
+):
+    migrate.upgrade(empty_db_url, "0010")
+    engine = make_engine(empty_db_url)
+    try:
+        ada = insert_user(engine, "ada")
+        with engine.begin() as connection:
+            connection.execute(content_versions_table.insert().values(version="v1", created_at=T0))
+            connection.execute(
+                quiz_answers_table.insert().values(
+                    learner_id=ada, content_version_id=1, attempt=1, answered_at=T0,
+                    question_id="choice", choices=["A"], text=None, score=0.5,
+                    idempotency_key="k",
+                )
+            )  # fmt: skip
+        migrate.upgrade(empty_db_url, "0011")
+        engine.dispose()
+        # an answer recorded before was never late
+        with engine.connect() as connection:
+            penalties = connection.execute(sa.text("SELECT late_penalty FROM quiz_answers")).all()
+        assert penalties == [(0.0,)]
+        sessions = make_session_factory(engine)
+        later = T0 + timedelta(days=3)
+        with sessions() as session:
+            assert store.start_quiz(session, ada, "ch", now=T0) == T0
+        with sessions() as session:  # a second start keeps the first
+            assert store.start_quiz(session, ada, "ch", now=later) == T0
+        with sessions() as session:
+            store.set_extension(
+                session, learner_id=ada, chapter_id="ch", part="quiz", closes_at=later,
+                extra_minutes=15, set_by=None, now=T0,
+            )  # fmt: skip
+        with sessions() as session:
+            (extension,) = store.extensions_of(session, ada)
+            assert (extension.closes_at, extension.extra_minutes) == (later, 15)
+        with pytest.raises(sa.exc.IntegrityError), engine.begin() as connection:
+            connection.execute(sa.text("UPDATE deadline_extensions SET extra_minutes = -1"))
+
+        migrate.downgrade(empty_db_url, "0010")
+        engine.dispose()
+        assert not {"quiz_starts", "deadline_extensions"} & tables(engine)
+        assert "late_penalty" not in columns(engine, "quiz_answers")
+        assert "late_penalty" not in columns(engine, "submissions")
+        assert user_names(engine) == ["ada"]
+        with engine.connect() as connection:
+            assert connection.execute(sa.text("SELECT score FROM quiz_answers")).all() == [(0.5,)]
     finally:
         engine.dispose()

@@ -185,6 +185,10 @@ def test_a_whole_api_session_matches_the_spec(app, browser_for, sessions):
     assert bob.post(submit, {"answer": [[0, 0, 0]]}).status_code == 404
     assert alice.get("/api/variants/999999").status_code == 404
 
+    # the shipped chapter's quiz has no time limit: started, with no end
+    started = alice.post("/api/chapters/transformer-by-hand/quiz/start")
+    assert (started.status_code, started.json["ends"]) == (201, None)
+
     assert alice.get("/api/progress").status_code == 200
     assert alice.get("/api/progress?limit=5&lang=zh").status_code == 200
     assert alice.get("/api/progress?limit=0", valid_request=False).status_code == 400

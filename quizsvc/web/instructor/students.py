@@ -10,6 +10,7 @@ from typing import Any
 
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import force_locale, gettext
+from flask_login import current_user
 from markupsafe import Markup
 
 from quizsvc import reports, store
@@ -17,8 +18,9 @@ from quizsvc.bank import localize
 from quizsvc.store import reports_queries
 from quizsvc.web.auth import create_account, new_account_problem
 from quizsvc.web.context import bank, db
-from quizsvc.web.forms import AccountForm, first_error
+from quizsvc.web.forms import AccountForm, ExtensionForm, first_error
 from quizsvc.web.i18n import LANGUAGES, negotiated_language, skill_name
+from quizsvc.web.instructor import deadline_extensions
 from quizsvc.web.instructor.common import begin_reading, bp, excerpt
 from quizsvc.web.login_session import instructor_required
 from quizsvc.web.progress import in_bank_order
@@ -147,8 +149,13 @@ def student(user_id: int):
     return render_student(student_or_404(user_id))
 
 
-def render_student(user: store.User, deletion_error: str | None = None):
-    """A student's page: their progress, open answers and account."""
+def render_student(
+    user: store.User,
+    deletion_error: str | None = None,
+    extension_error: str | None = None,
+    extension_form: ExtensionForm | None = None,
+):
+    """A student's page: their progress, open answers, deadline extensions and account."""
     lang = negotiated_language()
     live = bank()
     open_answers = [
@@ -170,8 +177,44 @@ def render_student(user: store.User, deletion_error: str | None = None):
         student=user,
         open_answers=open_answers,
         deletion_error=deletion_error,
+        extensions=deadline_extensions.extensions_view(user.id),
+        extension_error=extension_error,
+        extension_form=extension_form or ExtensionForm(),
         **_progress_data(user.id),
     )
+
+
+@bp.post("/students/<int:user_id>/extensions")
+@instructor_required
+def set_extension(user_id: int):
+    """Give the student a later close and/or extra minutes on a chapter's quiz or drills
+    (the chapter's select sends "chapter/part"); neither removes their extension."""
+    student = student_or_404(user_id)
+    form = ExtensionForm()
+    chapter_id, _, part = (form.chapter.data or "").partition("/")
+    if part:
+        form.part.data = part
+    valid = form.validate()
+    offered = {item["value"] for item in deadline_extensions.scheduled_parts()}
+    if f"{chapter_id}/{form.part.data}" not in offered:
+        error = gettext("Choose a chapter's quiz or drills that has a schedule.")
+        return render_student(student, extension_error=error, extension_form=form), 422
+    if not valid:
+        return render_student(student, extension_error=first_error(form), extension_form=form), 422
+    store.set_extension(
+        db(),
+        learner_id=student.id,
+        chapter_id=chapter_id,
+        part=form.part.data,
+        closes_at=form.closes_at,
+        extra_minutes=form.minutes,
+        set_by=current_user.id,
+    )
+    if form.closes_at is None and form.minutes == 0:
+        flash(gettext("The extension was removed."), "info")
+    else:
+        flash(gettext("The extension was saved."), "info")
+    return redirect(url_for("instructor.student", user_id=user_id, _anchor="extensions"))
 
 
 @bp.get("/students/<int:user_id>/report")
