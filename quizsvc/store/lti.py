@@ -184,27 +184,32 @@ def account_for_launch(
         display_name = "LMS user"
     now = aware(now)
     password_hash = generate_password_hash(secrets.token_urlsafe(32))
-    with write_transaction(session):
-        found = _account(session, issuer, sub)
-        if found is not None:
-            return LaunchAccount(found, created=False)
-        user = User(
-            name=lti_user_name(issuer, sub),
-            display_name=display_name,
-            role=role,
-            password_hash=password_hash,
-            created_at=now,
-            language=language,
-        )
-        session.add(user)
-        session.flush()
-        session.add(LtiAccount(issuer=issuer, sub=sub, user_id=user.id, created_at=now))
-        try:
+    try:
+        with write_transaction(session):
+            found = _account(session, issuer, sub)
+            if found is not None:
+                return LaunchAccount(found, created=False)
+            user = User(
+                name=lti_user_name(issuer, sub),
+                display_name=display_name,
+                role=role,
+                password_hash=password_hash,
+                created_at=now,
+                language=language,
+            )
+            session.add(user)
             session.flush()
-        except IntegrityError:
-            # another launch of the same user created it first: the transaction is undone
-            # by write_transaction; the caller's retry finds it
-            raise StoreError("the LMS account was created by another launch; retry") from None
+            session.add(LtiAccount(issuer=issuer, sub=sub, user_id=user.id, created_at=now))
+            session.flush()
+    except IntegrityError:
+        # another launch of the same LMS user created the account between this one's look
+        # and its insert (PostgreSQL lets both look first); write_transaction undid this
+        # one's insert: the account is the other's
+        with write_transaction(session):
+            found = _account(session, issuer, sub)
+        if found is None:
+            raise
+        return LaunchAccount(found, created=False)
     return LaunchAccount(user, created=True)
 
 

@@ -97,6 +97,27 @@ def test_an_lms_user_gets_one_account_per_issuer(session):
     assert store.authenticate(session, first.user.name, "") is None
 
 
+def test_a_first_launch_that_loses_the_race_gets_the_account_the_other_made(session, monkeypatch):
+    """Two first launches of one LMS user at once: both look before either inserts (as on
+    PostgreSQL); the second's insert is refused by the unique name and it finds the first's."""
+    made = lti_store.account_for_launch(
+        session, issuer=ISSUER, sub="7", role="student", display_name="Han Meimei"
+    )
+    real_account, looks = lti_store._account, []
+
+    def not_yet_at_first(*args):
+        looks.append(args)
+        return None if len(looks) == 1 else real_account(*args)
+
+    monkeypatch.setattr(lti_store, "_account", not_yet_at_first)
+    late = lti_store.account_for_launch(
+        session, issuer=ISSUER, sub="7", role="student", display_name="Han Meimei"
+    )
+    assert not late.created and late.user.id == made.user.id
+    assert len(looks) == 2
+    assert session.scalar(select(func.count()).select_from(store.User)) == 1
+
+
 def test_a_launch_value_is_taken_once_and_not_after_it_expires(session):
     lti_store.set_launch_value(session, "nonce-a", True, expires_at=T0 + timedelta(hours=1), now=T0)
     lti_store.set_launch_value(
