@@ -75,6 +75,8 @@ REQUESTS = [
     "reviews queue",
     "reports (item statistics)",
     "gradebook.csv",
+    "gradebook.xlsx (exact)",
+    "items.csv",
     "events.csv",
     "events.jsonl",
     "learner: drills list",
