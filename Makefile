@@ -44,7 +44,7 @@ run: $(VENV)/.installed-run
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest --numprocesses $(TEST_WORKERS)
+	$(BIN)/python -m pytest --numprocesses $(TEST_WORKERS) --dist worksteal
 
 test-fast: $(VENV)/.installed-test
 	$(BIN)/ruff check .
